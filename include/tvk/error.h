@@ -1,0 +1,50 @@
+// tvk::Error and its family: the one exception type every layer throws.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace tvk {
+
+// Every failure tvk reports is a tvk::Error (or a subclass) whose message names
+// what failed and where: the op, the shapes, the file and offset, the Vulkan call.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An op exists but has no kernel for the device its inputs live on.
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A Vulkan call failed (other than running out of memory).
+class VulkanError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Host or device memory ran out; the process can go on after it.
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+template <typename... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream out;
+  (out << ... << args);
+  return out.str();
+}
+}  // namespace detail
+
+}  // namespace tvk
+
+// Throws tvk::Error with the streamed message when `cond` is false.
+#define TVK_CHECK(cond, ...)                                        \
+  do {                                                              \
+    if (!(cond)) throw ::tvk::Error(::tvk::detail::concat(__VA_ARGS__)); \
+  } while (0)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages tvk needs to build and test, only those that are missing.
+# Usage: scripts/install_deps.sh [build|test]   (test adds PyTorch, the tests' oracle)
+set -euo pipefail
+
+mode=${1:-test}
+packages=(
+  build-essential cmake pkg-config zlib1g-dev
+  libvulkan-dev libvulkan-volk-dev glslc libshaderc-dev spirv-tools
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
+  libgtest-dev libgmock-dev
+)
+if [[ "$mode" == test ]]; then
+  packages+=(python3 python3-numpy python3-torch python3-torchvision)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "installing: ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,195 @@
+#include "tvk/ivalue.h"
+
+#include <sstream>
+
+namespace tvk {
+
+IValue::IValue(const IntList& ints) {
+  List items;
+  items.reserve(ints.size());
+  for (int64_t i : ints) items.emplace_back(i);
+  v_ = std::make_shared<List>(std::move(items));
+}
+
+IValue IValue::list(List items) {
+  IValue v;
+  v.v_ = std::make_shared<List>(std::move(items));
+  return v;
+}
+
+IValue IValue::tuple(List items) {
+  IValue v;
+  v.v_ = TupleBox{std::make_shared<List>(std::move(items))};
+  return v;
+}
+
+const char* IValue::tag_name() const {
+  static const char* names[] = {"None", "Tensor", "float", "int", "bool", "str",
+                                "List", "Tuple", "Dict", "Object", "Device"};
+  return names[v_.index()];
+}
+
+void IValue::type_error(const char* want) const {
+  throw Error(detail::concat("expected a value of type ", want, " but got ", tag_name()));
+}
+
+const Tensor& IValue::toTensor() const {
+  if (!isTensor()) type_error("Tensor");
+  return std::get<Tensor>(v_);
+}
+Tensor& IValue::toTensor() {
+  if (!isTensor()) type_error("Tensor");
+  return std::get<Tensor>(v_);
+}
+double IValue::toDouble() const {
+  if (isDouble()) return std::get<double>(v_);
+  if (isInt()) return static_cast<double>(std::get<int64_t>(v_));
+  if (isBool()) return std::get<bool>(v_) ? 1.0 : 0.0;
+  type_error("float");
+}
+int64_t IValue::toInt() const {
+  if (isInt()) return std::get<int64_t>(v_);
+  if (isBool()) return std::get<bool>(v_) ? 1 : 0;
+  type_error("int");
+}
+bool IValue::toBool() const {
+  if (isBool()) return std::get<bool>(v_);
+  type_error("bool");
+}
+const std::string& IValue::toStringRef() const {
+  if (!isString()) type_error("str");
+  return std::get<std::string>(v_);
+}
+Device IValue::toDevice() const {
+  if (!isDevice()) type_error("Device");
+  return std::get<Device>(v_);
+}
+const std::shared_ptr<List>& IValue::toListRef() const {
+  if (isTuple()) return std::get<TupleBox>(v_).items;
+  if (!isList()) type_error("List");
+  return std::get<std::shared_ptr<List>>(v_);
+}
+const List& IValue::toTuple() const {
+  if (!isTuple()) type_error("Tuple");
+  return *std::get<TupleBox>(v_).items;
+}
+std::vector<int64_t> IValue::toIntList() const {
+  std::vector<int64_t> out;
+  for (const IValue& v : toList()) out.push_back(v.toInt());
+  return out;
+}
+std::vector<double> IValue::toDoubleList() const {
+  std::vector<double> out;
+  for (const IValue& v : toList()) out.push_back(v.toDouble());
+  return out;
+}
+std::vector<Tensor> IValue::toTensorList() const {
+  std::vector<Tensor> out;
+  for (const IValue& v : toList()) out.push_back(v.toTensor());
+  return out;
+}
+const std::shared_ptr<Dict>& IValue::toDict() const {
+  if (!isDict()) type_error("Dict");
+  return std::get<std::shared_ptr<Dict>>(v_);
+}
+const std::shared_ptr<Object>& IValue::toObject() const {
+  if (!isObject()) type_error("Object");
+  return std::get<std::shared_ptr<Object>>(v_);
+}
+
+bool IValue::is(const IValue& o) const {
+  if (tag() != o.tag()) return false;
+  switch (tag()) {
+    case Tag::None: return true;
+    case Tag::Tensor: return toTensor().is_same(o.toTensor());
+    case Tag::List: return toListRef() == o.toListRef();
+    case Tag::Tuple: return std::get<TupleBox>(v_).items == std::get<TupleBox>(o.v_).items;
+    case Tag::Dict: return toDict() == o.toDict();
+    case Tag::Object: return toObject() == o.toObject();
+    default: return ivalue_equal(*this, o);
+  }
+}
+
+bool ivalue_equal(const IValue& a, const IValue& b) {
+  if (a.isNone() || b.isNone()) return a.isNone() && b.isNone();
+  if (a.isNumber() && b.isNumber()) {
+    if (a.isDouble() || b.isDouble()) return a.toDouble() == b.toDouble();
+    return a.toInt() == b.toInt();
+  }
+  if (a.isString() && b.isString()) return a.toStringRef() == b.toStringRef();
+  if (a.isDevice() && b.isDevice()) return a.toDevice() == b.toDevice();
+  if ((a.isList() && b.isList()) || (a.isTuple() && b.isTuple())) {
+    const List& x = a.toList();
+    const List& y = b.toList();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!ivalue_equal(x[i], y[i])) return false;
+    return true;
+  }
+  return a.is(b) && !a.isList();
+}
+
+std::string IValue::repr() const {
+  std::ostringstream out;
+  switch (tag()) {
+    case Tag::None: out << "None"; break;
+    case Tag::Tensor: {
+      const Tensor& t = toTensor();
+      out << "Tensor(" << (t.defined() ? t.shape_string() : "undefined") << ", "
+          << (t.defined() ? to_string(t.device()) : "") << ")";
+      break;
+    }
+    case Tag::Double: out << std::get<double>(v_); break;
+    case Tag::Int: out << std::get<int64_t>(v_); break;
+    case Tag::Bool: out << (std::get<bool>(v_) ? "True" : "False"); break;
+    case Tag::String: out << '\'' << std::get<std::string>(v_) << '\''; break;
+    case Tag::List:
+    case Tag::Tuple: {
+      out << (isList() ? '[' : '(');
+      const List& items = toList();
+      for (size_t i = 0; i < items.size(); ++i) out << (i ? ", " : "") << items[i].repr();
+      out << (isList() ? ']' : ')');
+      break;
+    }
+    case Tag::Dict: out << "{...}"; break;
+    case Tag::Object: out << "<" << toObject()->type_name << " object>"; break;
+    case Tag::Device: out << "device('" << to_string(toDevice()) << "')"; break;
+  }
+  return out.str();
+}
+
+IValue* Dict::find(const IValue& key) {
+  for (auto& [k, v] : items)
+    if (ivalue_equal(k, key)) return &v;
+  return nullptr;
+}
+
+void Dict::set(IValue key, IValue value) {
+  if (IValue* v = find(key)) {
+    *v = std::move(value);
+    return;
+  }
+  items.emplace_back(std::move(key), std::move(value));
+}
+
+IValue* Object::find(const std::string& name) {
+  for (auto& [k, v] : attributes)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+const IValue& Object::get(const std::string& name) const {
+  for (auto& [k, v] : attributes)
+    if (k == name) return v;
+  throw Error(detail::concat("object of type ", type_name, " has no attribute '", name, "'"));
+}
+
+void Object::set(const std::string& name, IValue value) {
+  if (IValue* v = find(name)) {
+    *v = std::move(value);
+    return;
+  }
+  attributes.emplace_back(name, std::move(value));
+}
+
+}  // namespace tvk

@@ -1,0 +1,248 @@
+#include "vulkan/api/command_stream.h"
+
+#include <cstring>
+
+#include "tvk/error.h"
+
+namespace tvk::vulkan {
+
+namespace {
+constexpr uint32_t kSetsPerPool = 256;
+constexpr uint32_t kBuffersPerSet = 8;  // average; a pool holds kSetsPerPool * kBuffersPerSet descriptors
+}  // namespace
+
+CommandStream::CommandStream(const Device& device) : device_(device) {
+  auto info = make_info<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  info.queueFamilyIndex = device.queue_family();
+  VK_CHECK(vkCreateCommandPool(device.handle(), &info, nullptr, &pool_));
+  if (device.physical().timestamps) {
+    auto q = make_info<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    q.queryCount = kTimestampQueries;
+    if (vkCreateQueryPool(device.handle(), &q, nullptr, &query_pool_) != VK_SUCCESS) query_pool_ = VK_NULL_HANDLE;
+  }
+}
+
+CommandStream::~CommandStream() {
+  try {
+    synchronize();
+  } catch (...) {
+    // A lost device still has to release its objects below.
+  }
+  VkDevice dev = device_.handle();
+  auto destroy = [&](Batch& b) {
+    for (VkDescriptorPool p : b.descriptor_pools) vkDestroyDescriptorPool(dev, p, nullptr);
+    if (b.fence) vkDestroyFence(dev, b.fence, nullptr);
+  };
+  if (current_) destroy(*current_);
+  for (auto& b : in_flight_) destroy(*b);
+  for (auto& b : spare_) destroy(*b);
+  if (query_pool_) vkDestroyQueryPool(dev, query_pool_, nullptr);
+  vkDestroyCommandPool(dev, pool_, nullptr);  // frees the command buffers
+}
+
+CommandStream::Batch& CommandStream::recording() {
+  if (current_) return *current_;
+  std::unique_ptr<Batch> batch;
+  if (!spare_.empty()) {
+    batch = std::move(spare_.back());
+    spare_.pop_back();
+  } else {
+    batch = std::make_unique<Batch>();
+    auto info = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    info.commandPool = pool_;
+    info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    info.commandBufferCount = 1;
+    VK_CHECK(vkAllocateCommandBuffers(device_.handle(), &info, &batch->commands));
+    auto fence = make_info<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    VK_CHECK(vkCreateFence(device_.handle(), &fence, nullptr, &batch->fence));
+  }
+  auto begin = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VK_CHECK(vkBeginCommandBuffer(batch->commands, &begin));
+  current_ = std::move(batch);
+  return *current_;
+}
+
+VkDescriptorSet CommandStream::allocate_set(Batch& batch, VkDescriptorSetLayout layout, uint32_t buffers) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!batch.descriptor_pools.empty() && batch.sets_in_last_pool < kSetsPerPool) {
+      auto info = make_info<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+      info.descriptorPool = batch.descriptor_pools.back();
+      info.descriptorSetCount = 1;
+      info.pSetLayouts = &layout;
+      VkDescriptorSet set = VK_NULL_HANDLE;
+      VkResult r = vkAllocateDescriptorSets(device_.handle(), &info, &set);
+      if (r == VK_SUCCESS) {
+        ++batch.sets_in_last_pool;
+        return set;
+      }
+      if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL)
+        throw_vk_error(r, "vkAllocateDescriptorSets", __FILE__, __LINE__);
+    }
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(kSetsPerPool * kBuffersPerSet, buffers)};
+    auto info = make_info<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+    info.maxSets = kSetsPerPool;
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateDescriptorPool(device_.handle(), &info, nullptr, &pool));
+    batch.descriptor_pools.push_back(pool);
+    batch.sets_in_last_pool = 0;
+  }
+  throw VulkanError("could not allocate a descriptor set from a fresh pool");
+}
+
+void CommandStream::barrier(Batch& batch) {
+  // Each dispatch may read what the previous one wrote: one global memory barrier is the
+  // cheapest correct choice for a linear chain of kernels.
+  auto mb = make_info<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  vkCmdPipelineBarrier(batch.commands,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr,
+                       0, nullptr);
+}
+
+void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
+                             const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  TVK_CHECK(buffers.size() == pipeline.key().buffers, "shader ", pipeline.key().shader, " binds ",
+            pipeline.key().buffers, " buffers, got ", buffers.size());
+  TVK_CHECK(push_bytes <= kMaxPushConstantBytes, "push constants of ", push_bytes, " bytes exceed ",
+            kMaxPushConstantBytes);
+  const auto& limits = device_.physical().limits;
+  for (int i = 0; i < 3; ++i)
+    TVK_CHECK(groups[i] <= limits.maxComputeWorkGroupCount[i], "shader ", pipeline.key().shader, ": ", groups[i],
+              " work groups in dimension ", i, " exceed the device limit ", limits.maxComputeWorkGroupCount[i]);
+  if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return;  // empty tensor: nothing to do
+
+  Batch& batch = recording();
+  VkDescriptorSet set = allocate_set(batch, pipeline.set_layout(), static_cast<uint32_t>(buffers.size()));
+  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    infos[i] = {buffers[i].buffer, buffers[i].offset, buffers[i].range};
+    writes[i] = make_info<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+    writes[i].dstSet = set;
+    writes[i].dstBinding = static_cast<uint32_t>(i);
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+
+  barrier(batch);
+  vkCmdBindPipeline(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+  vkCmdBindDescriptorSets(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
+  // Always push the full range so every byte the layout declares is defined.
+  uint8_t push[kMaxPushConstantBytes] = {};
+  if (push_bytes) std::memcpy(push, push_constants, push_bytes);
+  vkCmdPushConstants(batch.commands, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, kMaxPushConstantBytes, push);
+  vkCmdDispatch(batch.commands, groups[0], groups[1], groups[2]);
+  ++dispatches_total_;
+  if (++batch.recorded >= kDispatchesPerBatch) submit_locked();
+}
+
+void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset,
+                         VkDeviceSize dst_offset) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (bytes == 0) return;
+  Batch& batch = recording();
+  barrier(batch);
+  VkBufferCopy region{src_offset, dst_offset, bytes};
+  vkCmdCopyBuffer(batch.commands, src, dst, 1, &region);
+  ++batch.recorded;
+}
+
+void CommandStream::keep_alive(std::shared_ptr<const void> resource) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  recording().keep_alive.push_back(std::move(resource));
+}
+
+void CommandStream::submit_locked() {
+  if (!current_) return;
+  Batch& batch = *current_;
+  // Make every write of this batch visible to the host once its fence signals.
+  auto mb = make_info<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(batch.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  VK_CHECK(vkEndCommandBuffer(batch.commands));
+  auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &batch.commands;
+  VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, batch.fence));
+  ++submits_;
+  in_flight_.push_back(std::move(current_));
+}
+
+void CommandStream::recycle(Batch& batch) {
+  VK_CHECK(vkResetFences(device_.handle(), 1, &batch.fence));
+  VK_CHECK(vkResetCommandBuffer(batch.commands, 0));
+  for (VkDescriptorPool p : batch.descriptor_pools) VK_CHECK(vkResetDescriptorPool(device_.handle(), p, 0));
+  // Keep one descriptor pool; more were only needed for an unusually large batch.
+  while (batch.descriptor_pools.size() > 1) {
+    vkDestroyDescriptorPool(device_.handle(), batch.descriptor_pools.back(), nullptr);
+    batch.descriptor_pools.pop_back();
+  }
+  batch.sets_in_last_pool = 0;
+  batch.keep_alive.clear();
+  batch.recorded = 0;
+}
+
+void CommandStream::wait_locked(Batch& batch) {
+  // A bounded wait: a hung device is reported instead of blocking forever.
+  constexpr uint64_t kTimeoutNs = 120ull * 1000 * 1000 * 1000;
+  VkResult r = vkWaitForFences(device_.handle(), 1, &batch.fence, VK_TRUE, kTimeoutNs);
+  if (r == VK_TIMEOUT) throw VulkanError("Vulkan queue did not finish within 120 s (device hung?)");
+  if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);
+}
+
+void CommandStream::flush() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  submit_locked();
+}
+
+void CommandStream::synchronize() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  submit_locked();
+  while (!in_flight_.empty()) {
+    std::unique_ptr<Batch> batch = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    wait_locked(*batch);
+    recycle(*batch);
+    spare_.push_back(std::move(batch));
+  }
+}
+
+void CommandStream::reset_timestamps() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  TVK_CHECK(query_pool_ != VK_NULL_HANDLE, "this Vulkan device has no timestamp queries on its compute queue");
+  vkCmdResetQueryPool(recording().commands, query_pool_, 0, kTimestampQueries);
+  next_query_ = 0;
+}
+
+uint32_t CommandStream::mark_timestamp() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  TVK_CHECK(query_pool_ != VK_NULL_HANDLE, "this Vulkan device has no timestamp queries on its compute queue");
+  TVK_CHECK(next_query_ < kTimestampQueries, "more than ", kTimestampQueries, " timestamps since reset");
+  vkCmdWriteTimestamp(recording().commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, next_query_);
+  return next_query_++;
+}
+
+double CommandStream::elapsed_ns(uint32_t from, uint32_t to) const {
+  TVK_CHECK(from < next_query_ && to < next_query_, "timestamp index out of range");
+  uint64_t values[2] = {};
+  VK_CHECK(vkGetQueryPoolResults(device_.handle(), query_pool_, from, 1, sizeof(uint64_t), &values[0],
+                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  VK_CHECK(vkGetQueryPoolResults(device_.handle(), query_pool_, to, 1, sizeof(uint64_t), &values[1],
+                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  return static_cast<double>(values[1] - values[0]) * device_.physical().timestamp_period_ns;
+}
+
+}  // namespace tvk::vulkan

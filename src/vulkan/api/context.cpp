@@ -1,0 +1,71 @@
+#include "vulkan/api/context.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "tvk/error.h"
+
+namespace tvk::vulkan {
+
+namespace {
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string cache_file_for(const PhysicalDeviceInfo& dev) {
+  std::string dir = default_cache_dir();
+  if (dir.empty()) return "";
+  char name[96];
+  std::snprintf(name, sizeof(name), "/pipelines-%04x-%04x-%08x.bin", dev.vendor_id, dev.device_id, dev.driver_version);
+  return dir + name;
+}
+}  // namespace
+
+bool validation_requested() {
+  const std::string v = env("TVK_VALIDATION");
+  return !v.empty() && v != "0";
+}
+
+Context::Context()
+    : instance_(validation_requested()),
+      device_(instance_, select_physical_device(instance_.physical_devices(), env("TVK_VULKAN_DEVICE"))),
+      memory_(device_),
+      pipelines_(device_, cache_file_for(device_.physical())),
+      stream_(device_) {}
+
+Context::~Context() {
+  try {
+    stream_.synchronize();
+  } catch (...) {
+    // Members still release their objects; nothing more can be done for a lost device.
+  }
+}
+
+std::shared_ptr<Context> Context::try_get(std::string* reason) {
+  static std::once_flag once;
+  static std::shared_ptr<Context> context;
+  static std::string failure;
+  std::call_once(once, [] {
+    try {
+      context = std::make_shared<Context>();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  });
+  if (!context && reason) *reason = failure;
+  return context;
+}
+
+const std::shared_ptr<Context>& Context::get() {
+  static std::shared_ptr<Context> context;
+  if (!context) {
+    std::string reason;
+    context = try_get(&reason);
+    if (!context) throw Error("Vulkan is not available: " + reason);
+  }
+  return context;
+}
+
+}  // namespace tvk::vulkan

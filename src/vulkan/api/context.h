@@ -1,0 +1,45 @@
+// Context: everything one process needs to run on one Vulkan device, made once on first use.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "vulkan/api/command_stream.h"
+#include "vulkan/api/device.h"
+#include "vulkan/api/instance.h"
+#include "vulkan/api/memory_pool.h"
+#include "vulkan/api/pipeline.h"
+
+namespace tvk::vulkan {
+
+class Context {
+ public:
+  // Reads TVK_VALIDATION, TVK_VULKAN_DEVICE and TVK_CACHE_DIR. Throws on failure.
+  Context();
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // The process-wide context; throws tvk::Error saying why Vulkan is unavailable.
+  static const std::shared_ptr<Context>& get();
+  // As get(), but nullptr (with the reason) instead of a throw.
+  static std::shared_ptr<Context> try_get(std::string* reason);
+
+  Instance& instance() { return instance_; }
+  Device& device() { return device_; }
+  MemoryPool& memory() { return memory_; }
+  PipelineCache& pipelines() { return pipelines_; }
+  CommandStream& stream() { return stream_; }
+
+ private:
+  Instance instance_;
+  Device device_;
+  MemoryPool memory_;
+  PipelineCache pipelines_;
+  CommandStream stream_;
+};
+
+// True when TVK_VALIDATION is set to a non-empty value other than 0.
+bool validation_requested();
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,70 @@
+// Instance: the VkInstance, the optional Khronos validation layer with its message counter,
+// and the physical devices it sees.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "vulkan/api/vk.h"
+
+namespace tvk::vulkan {
+
+struct PhysicalDeviceInfo {
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  uint32_t index = 0;
+  std::string name;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t api_version = 0;
+  uint32_t driver_version = 0;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  std::string driver_name;  // from VkPhysicalDeviceDriverProperties where known
+  std::string driver_info;
+  uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
+  uint32_t subgroup_size = 0;
+  bool fp16_arithmetic = false;
+  bool storage_16bit = false;
+  uint64_t device_local_bytes = 0;
+  int compute_queue_family = -1;  // -1: none
+  float timestamp_period_ns = 0;
+  bool timestamps = false;
+  VkPhysicalDeviceLimits limits{};
+
+  const char* type_name() const;
+  std::string api_version_string() const;
+  // Lower is preferred: discrete, integrated, virtual, CPU, other.
+  int type_rank() const;
+  bool usable() const { return compute_queue_family >= 0 && api_version >= VK_API_VERSION_1_1; }
+};
+
+class Instance {
+ public:
+  // Throws VulkanError when no instance can be made. `validation` asks for the Khronos layer.
+  explicit Instance(bool validation);
+  ~Instance();
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  VkInstance handle() const { return instance_; }
+  bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
+  const std::vector<PhysicalDeviceInfo>& physical_devices() const { return devices_; }
+
+ private:
+  void release();
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::vector<PhysicalDeviceInfo> devices_;
+};
+
+// Validation errors and warnings seen since start-up (the tests fail on any).
+uint64_t validation_message_count();
+const std::string& last_validation_message();
+
+// Picks a device: TVK_VULKAN_DEVICE (an index or a name substring) when set, else the best
+// type rank. Throws tvk::Error when `override_spec` matches nothing usable or nothing is usable.
+const PhysicalDeviceInfo& select_physical_device(const std::vector<PhysicalDeviceInfo>& devices,
+                                                 const std::string& override_spec);
+
+}  // namespace tvk::vulkan

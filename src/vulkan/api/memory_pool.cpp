@@ -1,0 +1,153 @@
+#include "vulkan/api/memory_pool.h"
+
+#include <algorithm>
+
+#include "tvk/error.h"
+
+namespace tvk::vulkan {
+
+MemoryPool::MemoryPool(const Device& device) : device_(device) {}
+
+MemoryPool::~MemoryPool() {
+  for (auto& block : blocks_) {
+    if (block->mapped) vkUnmapMemory(device_.handle(), block->memory);
+    vkFreeMemory(device_.handle(), block->memory, nullptr);
+  }
+}
+
+std::vector<uint32_t> MemoryPool::candidate_types(uint32_t type_bits, MemoryUsage usage) const {
+  const auto& mem = device_.memory_properties();
+  constexpr VkMemoryPropertyFlags kLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  // Preference lists, best first; a type appears once.
+  std::vector<VkMemoryPropertyFlags> wanted;
+  if (usage == MemoryUsage::DeviceTensor) wanted = {kLocal | kHost, kLocal, 0};
+  else wanted = {kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, kHost};
+  std::vector<uint32_t> out;
+  for (VkMemoryPropertyFlags flags : wanted) {
+    for (uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+      if (!(type_bits & (1u << i))) continue;
+      if ((mem.memoryTypes[i].propertyFlags & flags) != flags) continue;
+      // Skip small device-local + host-visible heaps (256 MiB BAR windows) for tensors.
+      const VkDeviceSize heap = mem.memoryHeaps[mem.memoryTypes[i].heapIndex].size;
+      if (usage == MemoryUsage::DeviceTensor && flags == (kLocal | kHost) && heap < (VkDeviceSize{1} << 30)) continue;
+      if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    }
+  }
+  return out;
+}
+
+bool MemoryPool::take_from(MemoryBlock& block, VkDeviceSize size, VkDeviceSize alignment, VkDeviceSize* offset) {
+  for (auto it = block.free_ranges.begin(); it != block.free_ranges.end(); ++it) {
+    const VkDeviceSize start = it->first, len = it->second;
+    const VkDeviceSize aligned = (start + alignment - 1) / alignment * alignment;
+    if (aligned + size > start + len) continue;
+    block.free_ranges.erase(it);
+    if (aligned > start) block.free_ranges[start] = aligned - start;
+    if (aligned + size < start + len) block.free_ranges[aligned + size] = start + len - aligned - size;
+    block.used += size;
+    *offset = aligned;
+    return true;
+  }
+  return false;
+}
+
+MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
+  auto info = make_info<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+  info.allocationSize = size;
+  info.memoryTypeIndex = type_index;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkResult r = vkAllocateMemory(device_.handle(), &info, nullptr, &memory);
+  if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) return nullptr;
+  if (r != VK_SUCCESS) throw_vk_error(r, "vkAllocateMemory", __FILE__, __LINE__);
+  ++allocation_calls_;
+  auto block = std::make_unique<MemoryBlock>();
+  block->memory = memory;
+  block->size = size;
+  block->type_index = type_index;
+  block->free_ranges[0] = size;
+  if (device_.memory_properties().memoryTypes[type_index].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    void* p = nullptr;
+    r = vkMapMemory(device_.handle(), memory, 0, VK_WHOLE_SIZE, 0, &p);
+    if (r != VK_SUCCESS) {
+      vkFreeMemory(device_.handle(), memory, nullptr);
+      throw_vk_error(r, "vkMapMemory", __FILE__, __LINE__);
+    }
+    block->mapped = static_cast<uint8_t*>(p);
+  }
+  blocks_.push_back(std::move(block));
+  return blocks_.back().get();
+}
+
+Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usage) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const VkDeviceSize size = std::max<VkDeviceSize>(req.size, 16);
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(req.alignment, 16);
+  const auto types = candidate_types(req.memoryTypeBits, usage);
+  if (types.empty()) throw OutOfMemoryError("no Vulkan memory type fits the buffer's requirements");
+  for (uint32_t type : types) {
+    for (auto& block : blocks_) {
+      VkDeviceSize offset = 0;
+      if (block->type_index == type && take_from(*block, size, alignment, &offset))
+        return Allocation{block.get(), offset, size};
+    }
+    const VkDeviceSize block_size = std::max(kBlockSize, (size + alignment + 0xFFFF) & ~VkDeviceSize{0xFFFF});
+    if (MemoryBlock* block = new_block(type, block_size)) {
+      VkDeviceSize offset = 0;
+      take_from(*block, size, alignment, &offset);
+      return Allocation{block, offset, size};
+    }
+  }
+  throw OutOfMemoryError(detail::concat("out of Vulkan device memory allocating ", size, " bytes (",
+                                        stats_locked().reserved_bytes >> 20, " MiB already reserved)"));
+}
+
+void MemoryPool::free(const Allocation& a) {
+  if (!a) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  MemoryBlock& block = *a.block;
+  auto [it, inserted] = block.free_ranges.emplace(a.offset, a.size);
+  (void)inserted;
+  block.used -= a.size;
+  // Coalesce with the next and previous free ranges.
+  auto next = std::next(it);
+  if (next != block.free_ranges.end() && it->first + it->second == next->first) {
+    it->second += next->second;
+    block.free_ranges.erase(next);
+  }
+  if (it != block.free_ranges.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second == it->first) {
+      prev->second += it->second;
+      block.free_ranges.erase(it);
+    }
+  }
+  // Give an empty block back to the driver, unless it is the only one of its memory type.
+  if (block.used == 0) {
+    const auto same_type = std::count_if(blocks_.begin(), blocks_.end(),
+                                         [&](const auto& b) { return b->type_index == block.type_index; });
+    if (same_type > 1) {
+      if (block.mapped) vkUnmapMemory(device_.handle(), block.memory);
+      vkFreeMemory(device_.handle(), block.memory, nullptr);
+      blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(), [&](const auto& b) { return b.get() == &block; }));
+    }
+  }
+}
+
+MemoryStats MemoryPool::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_locked();
+}
+
+MemoryStats MemoryPool::stats_locked() const {
+  MemoryStats s;
+  s.allocations = allocation_calls_;
+  for (auto& b : blocks_) {
+    ++s.blocks;
+    s.reserved_bytes += b->size;
+    s.used_bytes += b->used;
+  }
+  return s;
+}
+
+}  // namespace tvk::vulkan

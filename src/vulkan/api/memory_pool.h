@@ -1,0 +1,72 @@
+// MemoryPool: sub-allocates tensors and staging buffers from large VkDeviceMemory blocks,
+// so a model with hundreds of tensors makes a handful of vkAllocateMemory calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "vulkan/api/device.h"
+
+namespace tvk::vulkan {
+
+enum class MemoryUsage {
+  DeviceTensor,  // GPU-resident; host-visible when the device offers it (unified memory, ReBAR)
+  Staging,       // host-visible, for uploads and downloads
+};
+
+struct MemoryBlock {
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;
+  uint32_t type_index = 0;
+  uint8_t* mapped = nullptr;  // whole block mapped once when host-visible
+  std::map<VkDeviceSize, VkDeviceSize> free_ranges;  // offset -> size, coalesced
+  VkDeviceSize used = 0;
+};
+
+struct Allocation {
+  MemoryBlock* block = nullptr;
+  VkDeviceSize offset = 0;
+  VkDeviceSize size = 0;
+  explicit operator bool() const { return block != nullptr; }
+  VkDeviceMemory memory() const { return block->memory; }
+  // Host pointer, or nullptr when the memory is not host-visible.
+  uint8_t* mapped() const { return block->mapped ? block->mapped + offset : nullptr; }
+};
+
+struct MemoryStats {
+  uint64_t blocks = 0;
+  uint64_t reserved_bytes = 0;  // in VkDeviceMemory blocks
+  uint64_t used_bytes = 0;      // handed out
+  uint64_t allocations = 0;     // vkAllocateMemory calls so far
+};
+
+class MemoryPool {
+ public:
+  static constexpr VkDeviceSize kBlockSize = VkDeviceSize{64} << 20;
+
+  explicit MemoryPool(const Device& device);
+  ~MemoryPool();
+  MemoryPool(const MemoryPool&) = delete;
+  MemoryPool& operator=(const MemoryPool&) = delete;
+
+  // Throws OutOfMemoryError when no memory type can satisfy the request.
+  Allocation allocate(const VkMemoryRequirements& requirements, MemoryUsage usage);
+  void free(const Allocation& allocation);
+  MemoryStats stats() const;
+
+ private:
+  std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUsage usage) const;
+  MemoryStats stats_locked() const;
+  MemoryBlock* new_block(uint32_t type_index, VkDeviceSize size);
+  static bool take_from(MemoryBlock& block, VkDeviceSize size, VkDeviceSize alignment, VkDeviceSize* offset);
+
+  const Device& device_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<MemoryBlock>> blocks_;
+  uint64_t allocation_calls_ = 0;
+};
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,179 @@
+#include "vulkan/api/pipeline.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
+#include "tvk/error.h"
+#include "vulkan/api/shader_library.h"
+
+namespace tvk::vulkan {
+
+bool PipelineKey::operator<(const PipelineKey& o) const {
+  return std::tie(shader, buffers, local_size, constants) < std::tie(o.shader, o.buffers, o.local_size, o.constants);
+}
+
+Pipeline::~Pipeline() { vkDestroyPipeline(device_, pipeline_, nullptr); }
+
+std::string default_cache_dir() {
+  if (const char* dir = std::getenv("TVK_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/tvk";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tvk";
+  return "";
+}
+
+namespace {
+// The header every VkPipelineCache blob starts with (VK_PIPELINE_CACHE_HEADER_VERSION_ONE).
+// Checked here so a stale or corrupt file from another driver is ignored, not handed to it.
+bool header_matches(const std::vector<char>& data, const PhysicalDeviceInfo& dev) {
+  if (data.size() < 16 + VK_UUID_SIZE) return false;
+  uint32_t header[4];
+  std::memcpy(header, data.data(), sizeof(header));
+  return header[0] >= 16 + VK_UUID_SIZE && header[0] <= data.size() &&
+         header[1] == VK_PIPELINE_CACHE_HEADER_VERSION_ONE && header[2] == dev.vendor_id &&
+         header[3] == dev.device_id && std::memcmp(data.data() + 16, dev.pipeline_cache_uuid, VK_UUID_SIZE) == 0;
+}
+}  // namespace
+
+PipelineCache::PipelineCache(const Device& device, std::string cache_file)
+    : device_(device), cache_file_(std::move(cache_file)) {
+  std::vector<char> data;
+  if (!cache_file_.empty()) {
+    std::ifstream in(cache_file_, std::ios::binary);
+    if (in) {
+      in.seekg(0, std::ios::end);
+      const std::streamoff size = in.tellg();
+      if (size > 0 && size < (std::streamoff{256} << 20)) {
+        data.resize(static_cast<size_t>(size));
+        in.seekg(0);
+        in.read(data.data(), size);
+        if (!in || !header_matches(data, device.physical())) data.clear();
+      }
+    }
+  }
+  auto info = make_info<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
+  info.initialDataSize = data.size();
+  info.pInitialData = data.empty() ? nullptr : data.data();
+  if (vkCreatePipelineCache(device.handle(), &info, nullptr, &cache_) != VK_SUCCESS) {
+    info.initialDataSize = 0;
+    info.pInitialData = nullptr;
+    VK_CHECK(vkCreatePipelineCache(device.handle(), &info, nullptr, &cache_));
+  } else {
+    loaded_bytes_ = data.size();
+  }
+}
+
+PipelineCache::~PipelineCache() {
+  try {
+    save();
+  } catch (...) {
+    // A cache that cannot be written only costs compile time on the next run.
+  }
+  pipelines_.clear();
+  VkDevice dev = device_.handle();
+  for (auto& [_, module] : modules_) vkDestroyShaderModule(dev, module, nullptr);
+  for (auto& [_, layouts] : layouts_) {
+    vkDestroyPipelineLayout(dev, layouts.second, nullptr);
+    vkDestroyDescriptorSetLayout(dev, layouts.first, nullptr);
+  }
+  vkDestroyPipelineCache(dev, cache_, nullptr);
+}
+
+void PipelineCache::save() const {
+  if (cache_file_.empty() || created_ == 0) return;
+  size_t size = 0;
+  VK_CHECK(vkGetPipelineCacheData(device_.handle(), cache_, &size, nullptr));
+  std::vector<char> data(size);
+  VK_CHECK(vkGetPipelineCacheData(device_.handle(), cache_, &size, data.data()));
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(cache_file_).parent_path(), ec);
+  const std::string tmp = cache_file_ + ".tmp" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out.write(data.data(), static_cast<std::streamsize>(size));
+  }
+  std::filesystem::rename(tmp, cache_file_, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+std::pair<VkDescriptorSetLayout, VkPipelineLayout> PipelineCache::layouts_for(uint32_t buffers) {
+  auto it = layouts_.find(buffers);
+  if (it != layouts_.end()) return it->second;
+  std::vector<VkDescriptorSetLayoutBinding> bindings(buffers);
+  for (uint32_t i = 0; i < buffers; ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  auto set_info = make_info<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  set_info.bindingCount = buffers;
+  set_info.pBindings = bindings.data();
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateDescriptorSetLayout(device_.handle(), &set_info, nullptr, &set_layout));
+
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kMaxPushConstantBytes};
+  auto layout_info = make_info<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkResult r = vkCreatePipelineLayout(device_.handle(), &layout_info, nullptr, &layout);
+  if (r != VK_SUCCESS) {
+    vkDestroyDescriptorSetLayout(device_.handle(), set_layout, nullptr);
+    throw_vk_error(r, "vkCreatePipelineLayout", __FILE__, __LINE__);
+  }
+  return layouts_[buffers] = {set_layout, layout};
+}
+
+const Pipeline& PipelineCache::get(const PipelineKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = pipelines_.find(key);
+  if (it != pipelines_.end()) return *it->second;
+
+  VkShaderModule& module = modules_[key.shader];
+  if (module == VK_NULL_HANDLE) {
+    std::vector<uint32_t> words;
+    try {
+      words = shader_spirv(key.shader);
+    } catch (...) {
+      modules_.erase(key.shader);
+      throw;
+    }
+    auto info = make_info<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+    info.codeSize = words.size() * 4;
+    info.pCode = words.data();
+    VkResult r = vkCreateShaderModule(device_.handle(), &info, nullptr, &module);
+    if (r != VK_SUCCESS) {
+      modules_.erase(key.shader);
+      throw_vk_error(r, "vkCreateShaderModule", __FILE__, __LINE__);
+    }
+  }
+  auto [set_layout, layout] = layouts_for(key.buffers);
+
+  std::vector<uint32_t> values{key.local_size[0], key.local_size[1], key.local_size[2]};
+  values.insert(values.end(), key.constants.begin(), key.constants.end());
+  std::vector<VkSpecializationMapEntry> entries(values.size());
+  for (uint32_t i = 0; i < values.size(); ++i) entries[i] = {i, i * 4u, 4u};
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
+
+  auto info = make_info<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = &spec;
+  info.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &pipeline));
+  ++created_;
+  auto owned = std::make_unique<Pipeline>(device_.handle(), pipeline, layout, set_layout, key);
+  return *(pipelines_[key] = std::move(owned));
+}
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,71 @@
+// Vulkan kernels for elementwise arithmetic with broadcasting (shader binary.glsl).
+#include "ops/registry.h"
+#include "vulkan/ops/shader_dispatch.h"
+
+namespace tvk::vulkan {
+namespace {
+
+enum BinaryOp : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
+constexpr size_t kMaxRank = 6;
+
+struct BinaryParams {
+  uint32_t numel;
+  float alpha;
+  uint32_t sizes[kMaxRank];
+  uint32_t a_strides[kMaxRank];
+  uint32_t b_strides[kMaxRank];
+};
+
+// Right-aligns `values` into a rank-6 array padded with `fill`.
+void pad_into(uint32_t (&dst)[kMaxRank], const IntList& values, uint32_t fill) {
+  const size_t shift = kMaxRank - values.size();
+  for (size_t i = 0; i < kMaxRank; ++i) dst[i] = i < shift ? fill : static_cast<uint32_t>(values[i - shift]);
+}
+
+void run_binary(const char* op, BinaryOp code, const Tensor& out, const Tensor& a, const Tensor& b, float alpha) {
+  TVK_CHECK(out.dim() <= static_cast<int64_t>(kMaxRank), op, ": tensors of rank ", out.dim(),
+            " exceed the Vulkan limit of ", kMaxRank);
+  BinaryParams p{};
+  p.numel = static_cast<uint32_t>(out.numel());
+  p.alpha = alpha;
+  pad_into(p.sizes, out.sizes(), 1);
+  pad_into(p.a_strides, ops::broadcast_strides(a, out.sizes()), 0);
+  pad_into(p.b_strides, ops::broadcast_strides(b, out.sizes()), 0);
+  launch(ShaderLaunch{"binary", elementwise_global(out.numel()), {64, 1, 1}, {code}}, {out, a, b}, p);
+}
+
+Tensor binary(const char* op, BinaryOp code, const Tensor& a, const Tensor& b, float alpha) {
+  check_vulkan_float(op, a, "self");
+  check_vulkan_float(op, b, "other");
+  Tensor out = empty_vulkan(ops::broadcast_shapes(op, a.sizes(), b.sizes()));
+  run_binary(op, code, out, a, b, alpha);
+  return out;
+}
+
+Tensor add_tensor(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
+  return binary("aten::add", kAdd, self, other, static_cast<float>(alpha));
+}
+Tensor add_inplace(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
+  check_vulkan_float("aten::add_", self, "self");
+  check_vulkan_float("aten::add_", other, "other");
+  const IntList sizes = ops::broadcast_shapes("aten::add_", self.sizes(), other.sizes());
+  TVK_CHECK(sizes == self.sizes(), "aten::add_: output of shape ", shape_string(sizes),
+            " does not match the in-place target ", self.shape_string());
+  run_binary("aten::add_", kAdd, self, self, other, static_cast<float>(alpha));
+  return self;
+}
+Tensor sub_tensor(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
+  return binary("aten::sub", kSub, self, other, static_cast<float>(alpha));
+}
+Tensor mul_tensor(const Tensor& self, const Tensor& other) { return binary("aten::mul", kMul, self, other, 1.f); }
+Tensor div_tensor(const Tensor& self, const Tensor& other) { return binary("aten::div", kDiv, self, other, 1.f); }
+
+}  // namespace
+
+TVK_REGISTER_VULKAN_KERNEL("aten::add.Tensor", add_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::add_.Tensor", add_inplace);
+TVK_REGISTER_VULKAN_KERNEL("aten::sub.Tensor", sub_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::mul.Tensor", mul_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::div.Tensor", div_tensor);
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,39 @@
+// The one way Vulkan kernels launch work: bind tensors in order, push a parameter struct, and
+// cover a global size with work groups. Keeps every bound storage alive until the GPU is done.
+#pragma once
+
+#include <array>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "ops/shape_utils.h"
+#include "vulkan/vulkan_storage.h"
+
+namespace tvk::vulkan {
+
+struct ShaderLaunch {
+  std::string shader;
+  std::array<uint32_t, 3> global{1, 1, 1};       // invocations wanted in x, y, z
+  std::array<uint32_t, 3> local{64, 1, 1};        // work-group size
+  std::vector<uint32_t> constants;                // specialisation constants 3..
+};
+
+void launch(const ShaderLaunch& launch, std::initializer_list<Tensor> tensors, const void* params,
+            uint32_t params_bytes);
+
+template <typename Params>
+void launch(const ShaderLaunch& l, std::initializer_list<Tensor> tensors, const Params& params) {
+  static_assert(sizeof(Params) <= kMaxPushConstantBytes, "push constants too large");
+  launch(l, tensors, &params, sizeof(Params));
+}
+
+// A 1-D launch over `n` elements, folded into y when x would exceed the group-count limit.
+std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x = 64);
+
+// A new contiguous float32 Vulkan tensor.
+Tensor empty_vulkan(const IntList& sizes);
+// Checks `t` is a float32 Vulkan tensor, naming the op.
+void check_vulkan_float(const char* op, const Tensor& t, const char* arg = "self");
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,71 @@
+// Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations, clamps and
+// scalar arithmetic. In-place forms bind the same buffer as input and output.
+#include <limits>
+
+#include "ops/registry.h"
+#include "vulkan/ops/shader_dispatch.h"
+
+namespace tvk::vulkan {
+namespace {
+
+// Must match the constants in unary.glsl.
+enum UnaryOp : uint32_t {
+  kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
+  kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10,
+};
+
+struct UnaryParams {
+  uint32_t numel;
+  float p0;
+  float p1;
+};
+
+Tensor unary(const char* op, UnaryOp code, const Tensor& self, bool in_place, float p0 = 0, float p1 = 0) {
+  check_vulkan_float(op, self);
+  Tensor out = in_place ? self : empty_vulkan(self.sizes());
+  launch(ShaderLaunch{"unary", elementwise_global(self.numel()), {64, 1, 1}, {code}}, {out, self},
+         UnaryParams{static_cast<uint32_t>(self.numel()), p0, p1});
+  return out;
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+Tensor relu(const Tensor& self) { return unary("aten::relu", kRelu, self, false); }
+Tensor relu_(const Tensor& self) { return unary("aten::relu_", kRelu, self, true); }
+Tensor clamp(const Tensor& self, std::optional<ops::Scalar> min, std::optional<ops::Scalar> max) {
+  TVK_CHECK(min || max, "aten::clamp: at least one of 'min' or 'max' must not be None");
+  return unary("aten::clamp", kClamp, self, false, min ? static_cast<float>(*min) : -kInf,
+               max ? static_cast<float>(*max) : kInf);
+}
+Tensor hardtanh(const Tensor& self, ops::Scalar lo, ops::Scalar hi) {
+  return unary("aten::hardtanh", kClamp, self, false, static_cast<float>(lo), static_cast<float>(hi));
+}
+Tensor hardtanh_(const Tensor& self, ops::Scalar lo, ops::Scalar hi) {
+  return unary("aten::hardtanh_", kClamp, self, true, static_cast<float>(lo), static_cast<float>(hi));
+}
+Tensor add_scalar(const Tensor& self, ops::Scalar other, ops::Scalar alpha) {
+  return unary("aten::add", kAddScalar, self, false, static_cast<float>(other), static_cast<float>(alpha));
+}
+Tensor sub_scalar(const Tensor& self, ops::Scalar other, ops::Scalar alpha) {
+  return unary("aten::sub", kAddScalar, self, false, static_cast<float>(other), static_cast<float>(-alpha));
+}
+Tensor mul_scalar(const Tensor& self, ops::Scalar other) {
+  return unary("aten::mul", kMulScalar, self, false, static_cast<float>(other));
+}
+Tensor div_scalar(const Tensor& self, ops::Scalar other) {
+  return unary("aten::div", kMulScalar, self, false, static_cast<float>(1.0 / other));
+}
+
+}  // namespace
+
+TVK_REGISTER_VULKAN_KERNEL("aten::relu", relu);
+TVK_REGISTER_VULKAN_KERNEL("aten::relu_", relu_);
+TVK_REGISTER_VULKAN_KERNEL("aten::clamp", clamp);
+TVK_REGISTER_VULKAN_KERNEL("aten::hardtanh", hardtanh);
+TVK_REGISTER_VULKAN_KERNEL("aten::hardtanh_", hardtanh_);
+TVK_REGISTER_VULKAN_KERNEL("aten::add.Scalar", add_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::sub.Scalar", sub_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::mul.Scalar", mul_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::div.Scalar", div_scalar);
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,52 @@
+#include "tvk/vulkan_info.h"
+
+#include <cstdlib>
+
+#include "vulkan/api/context.h"
+
+namespace tvk {
+
+VulkanInfo vulkan_info() {
+  VulkanInfo info;
+  info.built = true;
+  std::string reason;
+  info.loader_found = vulkan::load_vulkan_loader(&reason);
+  if (!info.loader_found) {
+    info.error = reason;
+    return info;
+  }
+  std::string context_error;
+  auto context = vulkan::Context::try_get(&context_error);
+  try {
+    // Enumerate through the live context when there is one, else a fresh instance.
+    std::unique_ptr<vulkan::Instance> own;
+    const vulkan::Instance* instance = context ? &context->instance() : nullptr;
+    if (!instance) {
+      own = std::make_unique<vulkan::Instance>(false);
+      instance = own.get();
+    }
+    info.validation = context && context->instance().validation_enabled();
+    for (const auto& d : instance->physical_devices()) {
+      VulkanDeviceInfo v;
+      v.index = d.index;
+      v.name = d.name;
+      v.type = d.type_name();
+      v.driver = d.driver_name.empty() ? "" : d.driver_name + (d.driver_info.empty() ? "" : " " + d.driver_info);
+      v.api_version = d.api_version_string();
+      v.subgroup_size = d.subgroup_size;
+      v.fp16_arithmetic = d.fp16_arithmetic;
+      v.storage_16bit = d.storage_16bit;
+      v.device_local_bytes = d.device_local_bytes;
+      v.usable = d.usable();
+      v.selected = context && context->device().physical().index == d.index;
+      info.devices.push_back(v);
+    }
+    if (context) info.pipeline_cache_file = context->pipelines().cache_file();
+  } catch (const std::exception& e) {
+    info.error = e.what();
+  }
+  if (!context && info.error.empty()) info.error = context_error;
+  return info;
+}
+
+}  // namespace tvk

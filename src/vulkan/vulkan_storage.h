@@ -1,0 +1,29 @@
+// VulkanStorage: tensor bytes in a Vulkan buffer. Vulkan tensors are always contiguous with
+// storage offset 0, so a kernel can bind the buffer as a flat array.
+#pragma once
+
+#include <memory>
+
+#include "core/storage.h"
+#include "tvk/tensor.h"
+#include "vulkan/api/buffer.h"
+#include "vulkan/api/context.h"
+
+namespace tvk::vulkan {
+
+class VulkanStorage final : public Storage {
+ public:
+  VulkanStorage(std::shared_ptr<Context> context, size_t nbytes);
+  tvk::Device device() const override { return tvk::Device::Vulkan; }
+  const Buffer& buffer() const { return buffer_; }
+  Context& context() const { return *context_; }
+
+ private:
+  std::shared_ptr<Context> context_;  // keeps the device alive while tensors exist
+  Buffer buffer_;
+};
+
+// The storage of a Vulkan tensor; throws when `t` is not one.
+const VulkanStorage& storage_of(const Tensor& t);
+
+}  // namespace tvk::vulkan

@@ -1,0 +1,164 @@
+// The Vulkan runtime: device choice, pooled memory, pipeline cache, command stream, timestamps.
+#include <filesystem>
+#include <fstream>
+
+#include "support/test_support.h"
+#include "tvk/vulkan_info.h"
+#include "vulkan/api/context.h"
+
+using namespace tvk;
+
+TEST(VulkanRuntime, AvailabilityIsStableAndInfoListsTheSelectedDevice) {
+  TVK_NEED_VULKAN();
+  EXPECT_TRUE(is_vulkan_available());
+  VulkanInfo info = vulkan_info();
+  EXPECT_TRUE(info.built);
+  EXPECT_TRUE(info.loader_found);
+  int selected = 0;
+  for (const auto& d : info.devices) selected += d.selected ? 1 : 0;
+  EXPECT_EQ(selected, 1);
+  if (vulkan::validation_requested()) {
+    EXPECT_TRUE(info.validation) << "validation layer requested but not active";
+  }
+}
+
+TEST(VulkanRuntime, DeviceSelectionPrefersDiscreteAndHonoursOverride) {
+  using vulkan::PhysicalDeviceInfo;
+  std::vector<PhysicalDeviceInfo> devs(3);
+  devs[0].name = "llvmpipe";
+  devs[0].type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  devs[1].name = "Some iGPU";
+  devs[1].type = VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+  devs[2].name = "Big dGPU";
+  devs[2].type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  for (uint32_t i = 0; i < 3; ++i) {
+    devs[i].index = i;
+    devs[i].compute_queue_family = 0;
+    devs[i].api_version = VK_API_VERSION_1_1;
+  }
+  EXPECT_EQ(vulkan::select_physical_device(devs, "").name, "Big dGPU");
+  EXPECT_EQ(vulkan::select_physical_device(devs, "0").name, "llvmpipe");
+  EXPECT_EQ(vulkan::select_physical_device(devs, "iGPU").name, "Some iGPU");
+  EXPECT_THROW(vulkan::select_physical_device(devs, "nonexistent"), Error);
+  EXPECT_THROW(vulkan::select_physical_device(devs, "7"), Error);
+  devs[2].compute_queue_family = -1;  // unusable devices are never picked
+  EXPECT_EQ(vulkan::select_physical_device(devs, "").name, "Some iGPU");
+  EXPECT_THROW(vulkan::select_physical_device(devs, "Big"), Error);
+  EXPECT_THROW(vulkan::select_physical_device({}, ""), Error);
+}
+
+TEST(VulkanRuntime, ManyTensorsShareFewMemoryBlocks) {
+  TVK_NEED_VULKAN();
+  auto& memory = vulkan::Context::get()->memory();
+  const auto before = memory.stats();
+  std::vector<Tensor> tensors;
+  for (int i = 0; i < 200; ++i) tensors.push_back(empty({1, 3, 16, 16}, DType::Float32, Device::Vulkan));
+  const auto during = memory.stats();
+  EXPECT_LE(during.allocations - before.allocations, 1u) << "sub-allocation should not call vkAllocateMemory per tensor";
+  EXPECT_GE(during.used_bytes, before.used_bytes + 200u * 3 * 16 * 16 * 4);
+  tensors.clear();
+  vulkan::Context::get()->stream().synchronize();
+  EXPECT_EQ(memory.stats().used_bytes, before.used_bytes);
+}
+
+TEST(VulkanRuntime, MemoryIsReusedAfterFree) {
+  TVK_NEED_VULKAN();
+  auto& memory = vulkan::Context::get()->memory();
+  { Tensor warm = empty({1 << 20}, DType::Float32, Device::Vulkan); }
+  const auto before = memory.stats().allocations;
+  for (int i = 0; i < 20; ++i) Tensor t = empty({1 << 20}, DType::Float32, Device::Vulkan);
+  EXPECT_EQ(memory.stats().allocations, before);
+}
+
+TEST(VulkanRuntime, PipelineCacheIsWrittenToTheCacheDirectory) {
+  TVK_NEED_VULKAN();
+  auto& pipelines = vulkan::Context::get()->pipelines();
+  Tensor x = tvk::rand({8}).vulkan();
+  relu(x).cpu();  // makes at least one pipeline
+  ASSERT_FALSE(pipelines.cache_file().empty());
+  pipelines.save();
+  EXPECT_TRUE(std::filesystem::exists(pipelines.cache_file())) << pipelines.cache_file();
+  // At least the VkPipelineCache header (some drivers, lavapipe among them, store no more).
+  EXPECT_GE(std::filesystem::file_size(pipelines.cache_file()), 16u + VK_UUID_SIZE);
+  // The next process (here: a second cache object) accepts the file as its own device's.
+  vulkan::PipelineCache reloaded(vulkan::Context::get()->device(), pipelines.cache_file());
+  EXPECT_EQ(reloaded.loaded_bytes(), std::filesystem::file_size(pipelines.cache_file()));
+}
+
+TEST(VulkanRuntime, PipelineCacheRejectsAForeignFile) {
+  TVK_NEED_VULKAN();
+  auto ctx = vulkan::Context::get();
+  const std::string path = ::testing::TempDir() + "/tvk_foreign_cache.bin";
+  {
+    std::ofstream out(path, std::ios::binary);
+    std::string junk(4096, '\x7f');
+    out << junk;
+  }
+  // A corrupt file is ignored (compiles start from scratch), never handed to the driver.
+  vulkan::PipelineCache cache(ctx->device(), path);
+  EXPECT_EQ(cache.loaded_bytes(), 0u);
+  const auto& p = cache.get({"unary", 2, {64, 1, 1}, {0}});
+  EXPECT_NE(p.handle(), VK_NULL_HANDLE);
+  std::filesystem::remove(path);
+}
+
+TEST(VulkanRuntime, UnknownShaderIsAClearError) {
+  TVK_NEED_VULKAN();
+  auto& pipelines = vulkan::Context::get()->pipelines();
+  try {
+    pipelines.get({"no_such_shader", 1, {64, 1, 1}, {}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_shader"), std::string::npos);
+  }
+}
+
+TEST(VulkanRuntime, CommandStreamBatchesDispatchesUntilASyncPoint) {
+  TVK_NEED_VULKAN();
+  auto& stream = vulkan::Context::get()->stream();
+  stream.synchronize();
+  Tensor x = tvk::randn({1000}, 3).vulkan();
+  const uint64_t submits = stream.submits();
+  Tensor y = x;
+  for (int i = 0; i < 10; ++i) y = add(y, 1.0);
+  EXPECT_EQ(stream.submits(), submits) << "dispatches should be recorded, not submitted one by one";
+  Tensor out = y.cpu();
+  EXPECT_EQ(stream.submits(), submits + 1);
+  EXPECT_LT(testing_support::max_abs_diff(out, add(x.cpu(), 10.0)), 1e-5);
+}
+
+TEST(VulkanRuntime, TimestampsMeasureDispatches) {
+  TVK_NEED_VULKAN();
+  auto& stream = vulkan::Context::get()->stream();
+  if (!stream.timestamps_supported()) GTEST_SKIP() << "device has no timestamp queries";
+  Tensor x = tvk::randn({1 << 16}).vulkan();
+  stream.reset_timestamps();
+  const uint32_t a = stream.mark_timestamp();
+  Tensor y = relu(x);
+  const uint32_t b = stream.mark_timestamp();
+  stream.synchronize();
+  EXPECT_GE(stream.elapsed_ns(a, b), 0.0);
+  EXPECT_LT(stream.elapsed_ns(a, b), 10e9);
+}
+
+TEST(VulkanRuntime, ValidationLayerReportsAnInvalidCall) {
+  TVK_NEED_VULKAN();
+  if (!vulkan::validation_requested()) GTEST_SKIP() << "TVK_VALIDATION is off";
+  // The tests' guarantee "no validation message" is only worth something if messages arrive.
+  auto ctx = vulkan::Context::get();
+#if TVK_USE_VULKAN_WRAPPER
+  ASSERT_EQ(volkInitialize(), VK_SUCCESS);
+  volkLoadInstanceOnly(ctx->instance().handle());
+  volkLoadDevice(ctx->device().handle());
+#endif
+  const uint64_t before = vulkan::validation_message_count();
+  auto info = vulkan::make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  info.size = 0;  // invalid: VUID-VkBufferCreateInfo-size-00912
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  if (vkCreateBuffer(ctx->device().handle(), &info, nullptr, &buffer) == VK_SUCCESS && buffer != VK_NULL_HANDLE)
+    vkDestroyBuffer(ctx->device().handle(), buffer, nullptr);
+  const uint64_t provoked = vulkan::validation_message_count() - before;
+  EXPECT_GE(provoked, 1u);
+  testing_support::expected_validation_messages = provoked;
+}
