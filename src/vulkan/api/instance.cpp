@@ -215,7 +215,13 @@ Instance::Instance(bool validation) {
   volkLoadInstanceOnly(instance_);
 #endif
   if (use_validation) {
-    VkResult r = vkCreateDebugUtilsMessengerEXT(instance_, &messenger_info, nullptr, &messenger_);
+    // Extension entry points are not exported by libvulkan: look them up in both build modes.
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
+    destroy_messenger_ = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    VkResult r = create && destroy_messenger_ ? create(instance_, &messenger_info, nullptr, &messenger_)
+                                              : VK_ERROR_EXTENSION_NOT_PRESENT;
     if (r != VK_SUCCESS) {
       vkDestroyInstance(instance_, nullptr);
       throw_vk_error(r, "vkCreateDebugUtilsMessengerEXT", __FILE__, __LINE__);
@@ -236,7 +242,7 @@ Instance::Instance(bool validation) {
 Instance::~Instance() { release(); }
 
 void Instance::release() {
-  if (messenger_ != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (messenger_ != VK_NULL_HANDLE) destroy_messenger_(instance_, messenger_, nullptr);
   messenger_ = VK_NULL_HANDLE;
   if (instance_ != VK_NULL_HANDLE) vkDestroyInstance(instance_, nullptr);
   instance_ = VK_NULL_HANDLE;

@@ -55,6 +55,7 @@ class Instance {
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger_ = nullptr;
   std::vector<PhysicalDeviceInfo> devices_;
 };
 
