@@ -46,6 +46,9 @@ class ValidationListener : public testing::EmptyTestEventListener {
 namespace tvk::testing_support {
 
 uint64_t expected_validation_messages = 0;
+bool validation_set_by_environment = false;
+
+bool validation_required() { return validation_set_by_environment && vulkan_required(); }
 
 bool vulkan_required() {
   const char* v = std::getenv("TVK_REQUIRE_VULKAN");
@@ -55,6 +58,7 @@ bool vulkan_required() {
 }  // namespace tvk::testing_support
 
 int main(int argc, char** argv) {
+  tvk::testing_support::validation_set_by_environment = std::getenv("TVK_VALIDATION") != nullptr;
   setenv("TVK_VALIDATION", "1", /*overwrite=*/0);
   testing::InitGoogleTest(&argc, argv);
   testing::UnitTest::GetInstance()->listeners().Append(new ValidationListener);

@@ -12,6 +12,10 @@ namespace tvk::testing_support {
 
 // TVK_REQUIRE_VULKAN=1 (scripts/test.sh sets it): a missing Vulkan device fails, not skips.
 bool vulkan_required();
+// TVK_VALIDATION and TVK_REQUIRE_VULKAN both set by the caller (scripts/test.sh): the layer
+// must then really be active. Elsewhere (e.g. a GPU machine without the layer) it is optional.
+bool validation_required();
+extern bool validation_set_by_environment;
 // Validation messages the running test provokes on purpose (the listener forgives them).
 extern uint64_t expected_validation_messages;
 

@@ -50,6 +50,10 @@ std::shared_ptr<Context> Context::try_get(std::string* reason) {
   std::call_once(once, [] {
     try {
       context = std::make_shared<Context>();
+      // Release the device before the driver's own exit handlers run (they were registered
+      // while the context was made, so a handler registered now runs first). Left to static
+      // destruction, the NVIDIA driver crashes in vkDestroyDevice at exit.
+      std::atexit([] { context.reset(); });
     } catch (const std::exception& e) {
       failure = e.what();
     }
@@ -58,13 +62,10 @@ std::shared_ptr<Context> Context::try_get(std::string* reason) {
   return context;
 }
 
-const std::shared_ptr<Context>& Context::get() {
-  static std::shared_ptr<Context> context;
-  if (!context) {
-    std::string reason;
-    context = try_get(&reason);
-    if (!context) throw Error("Vulkan is not available: " + reason);
-  }
+std::shared_ptr<Context> Context::get() {
+  std::string reason;
+  std::shared_ptr<Context> context = try_get(&reason);
+  if (!context) throw Error("Vulkan is not available: " + reason);
   return context;
 }
 

@@ -21,7 +21,7 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   // The process-wide context; throws tvk::Error saying why Vulkan is unavailable.
-  static const std::shared_ptr<Context>& get();
+  static std::shared_ptr<Context> get();
   // As get(), but nullptr (with the reason) instead of a throw.
   static std::shared_ptr<Context> try_get(std::string* reason);
 

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Writes TorchScript model files with the PyTorch at hand, plus an input and torch's eager
+output for each, for tvk's model tests. Random weights (seeded); nothing is downloaded.
+
+usage: make_models.py OUT_DIR [--small] [--only NAME,...]
+
+--small shrinks the torchvision models (fewer classes, narrower mobilenet) so the files can be
+kept in the repository; the code inside them is the same as the full models'.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+
+class ControlFlow(torch.nn.Module):
+    """if/elif/else, for over range and lists, while, tuple/list/dict outputs, submodule calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.scales = [0.5, 1.5]
+
+    def forward(self, x):
+        if x.dim() != 4:
+            raise ValueError("ControlFlow expects a 4-D input, got " + str(x.dim()) + "-D")
+        y = self.conv(x)
+        total = torch.zeros_like(y)
+        for i in range(3):
+            if i == 0:
+                total = total + y
+            elif i == 1:
+                total = total + y * 2.0
+            else:
+                total = total - y
+        for s in self.scales:
+            total = total * s
+        n = 0
+        while n < 2:
+            total = torch.relu(total)
+            n += 1
+        parts = [total, y]
+        return total, parts
+
+
+def build(name, small):
+    classes = 100 if small else 1000
+    tv = torchvision.models
+    if name == "mobilenet_v2":
+        return tv.mobilenet_v2(width_mult=0.5 if small else 1.0, num_classes=classes)
+    if name == "resnet18":
+        return tv.resnet18(num_classes=classes)
+    if name == "squeezenet1_1":
+        return tv.squeezenet1_1(num_classes=classes)
+    if name == "control_flow":
+        return ControlFlow()
+    raise SystemExit("unknown model " + name)
+
+
+def flatten(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    result = []
+    for o in out:
+        result.extend(flatten(o))
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out_dir")
+    parser.add_argument("--small", action="store_true")
+    parser.add_argument("--only", default="mobilenet_v2,resnet18,squeezenet1_1,control_flow")
+    parser.add_argument("--modes", default="script,trace")
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    torch.manual_seed(0)
+    for name in args.only.split(","):
+        model = build(name, args.small).eval()
+        size = 64 if name == "control_flow" else 224
+        x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
+        np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
+        with torch.no_grad():
+            expected = flatten(model(x))
+        for i, e in enumerate(expected):
+            np.save(os.path.join(args.out_dir, "%s_expected%d.npy" % (name, i)), e.numpy())
+        for mode in args.modes.split(","):
+            if mode == "trace" and name == "control_flow":
+                continue  # tracing would drop the control flow under test
+            scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x)
+            path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))
+            torch.jit.save(scripted, path)
+    print("torch", torch.__version__, "wrote", sorted(os.listdir(args.out_dir)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
