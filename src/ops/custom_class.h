@@ -1,0 +1,28 @@
+// Custom classes (PyTorch's torch::class_): native objects that TorchScript code passes around,
+// such as packed convolution weights. Each registers how to rebuild itself from its pickled
+// state (__setstate__) and what state to pickle (__getstate__).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "ops/registry.h"
+#include "tvk/ivalue.h"
+
+namespace tvk::ops {
+
+struct CustomClass {
+  std::string qualified_name;  // "__torch__.torch.classes.vulkan.Conv2dPackedContext"
+  std::function<IValue(const Object& self)> get_state;
+  std::function<void(Object& self, const IValue& state)> set_state;
+};
+
+void register_custom_class(CustomClass cls);
+// nullptr when no class of that name is registered.
+const CustomClass* find_custom_class(const std::string& qualified_name);
+
+}  // namespace tvk::ops
+
+#define TVK_REGISTER_CUSTOM_CLASS(...)                                              \
+  static const bool TVK_OPS_CONCAT(tvk_class_registered_, __COUNTER__) =           \
+      (::tvk::ops::register_custom_class(__VA_ARGS__), true)

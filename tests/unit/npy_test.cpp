@@ -1,0 +1,142 @@
+// .npy reading and writing: numpy's own files, round trips, and malformed headers.
+#include <random>
+
+#include "io/npy.h"
+#include "support/file_bytes.h"
+#include "support/torch_fixtures.h"
+
+using namespace tvk;
+using namespace tvk::testing_support;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::vector<uint8_t> npy_with_header(const std::string& dict, const std::string& data) {
+  std::string h = dict;
+  h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
+  h.push_back('\n');
+  std::string out = std::string("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(h.size() & 0xFF));
+  out.push_back(static_cast<char>(h.size() >> 8));
+  return to_bytes(out + h + data);
+}
+
+}  // namespace
+
+TEST(Npy, ReadsWhatNumpyWrote) {
+  TVK_NEED_TORCH_FIXTURES();
+  Tensor w = io::read_npy(torch_fixture_dir() + "attrs_window.npy");
+  EXPECT_EQ(w.dtype(), DType::Float32);
+  EXPECT_EQ(w.sizes(), (IntList{2, 3}));
+  // base = arange(24).reshape(4, 6); window = base[1:3, 2:5]
+  EXPECT_EQ(w.data<float>()[0], 8.0f);
+  EXPECT_EQ(w.data<float>()[5], 16.0f);
+  const std::string msg = error_of([] { io::read_npy(torch_fixture_dir() + "fortran.npy"); });
+  EXPECT_NE(msg.find("Fortran-order"), std::string::npos) << msg;
+}
+
+TEST(Npy, NumpyReadsWhatWeWrite) {
+  TVK_NEED_TORCH_FIXTURES();
+  const std::string dir = ::testing::TempDir();
+  Tensor f = tensor_from({1.5f, -2.0f, 3.25f, 0.0f, 7.0f, 8.0f}, {2, 3});
+  io::write_npy(dir + "tvk_f.npy", f.as_strided({3, 2}, {1, 3}, 0));  // a non-contiguous view
+  Tensor l = empty({3}, DType::Int64);
+  l.data<int64_t>()[0] = -1;
+  l.data<int64_t>()[1] = int64_t{1} << 40;
+  l.data<int64_t>()[2] = 7;
+  io::write_npy(dir + "tvk_l.npy", l);
+  Tensor b = empty({}, DType::Bool);
+  b.data<bool>()[0] = true;
+  io::write_npy(dir + "tvk_b.npy", b);
+  const std::string script =
+      "import numpy as np, sys\n"
+      "d = sys.argv[1]\n"
+      "f = np.load(d + 'tvk_f.npy'); assert f.dtype == np.float32 and f.shape == (3, 2), f\n"
+      "assert (f == np.array([[1.5, -2.0, 3.25, 0, 7, 8]], np.float32).reshape(2, 3).T).all(), f\n"
+      "l = np.load(d + 'tvk_l.npy'); assert l.dtype == np.int64 and list(l) == [-1, 2**40, 7], l\n"
+      "b = np.load(d + 'tvk_b.npy'); assert b.dtype == np.bool_ and b.shape == () and b, b\n";
+  EXPECT_EQ(run_python(script, "npy_check", dir), 0);
+}
+
+TEST(Npy, RoundTripsEveryDtypeAndShape) {
+  Tensor f = rand({2, 3, 4}, 7);
+  Tensor back = io::parse_npy(io::npy_bytes(f), "f.npy");
+  EXPECT_EQ(back.sizes(), f.sizes());
+  EXPECT_EQ(max_abs_diff(back, f), 0.0);
+  Tensor e = empty({0, 5}, DType::Int64);
+  EXPECT_EQ(io::parse_npy(io::npy_bytes(e), "e.npy").sizes(), (IntList{0, 5}));
+  Tensor s = full({}, 3.0);
+  EXPECT_EQ(io::parse_npy(io::npy_bytes(s), "s.npy").item(), 3.0);
+  Tensor m = empty({4}, DType::Bool);
+  for (int i = 0; i < 4; ++i) m.data<bool>()[i] = i % 2;
+  Tensor mb = io::parse_npy(io::npy_bytes(m), "m.npy");
+  EXPECT_EQ(mb.dtype(), DType::Bool);
+  EXPECT_TRUE(mb.data<bool>()[3]);
+  // Data starts 64-byte aligned, as numpy writes it.
+  const std::vector<uint8_t> bytes = io::npy_bytes(f);
+  EXPECT_EQ((bytes.size() - f.nbytes()) % 64, 0u);
+}
+
+TEST(Npy, ReadsVersion2Headers) {
+  std::string dict = "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }\n";
+  std::string out = std::string("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((dict.size() >> (8 * i)) & 0xFF));
+  out += dict;
+  out += std::string("\x05\0\0\0\0\0\0\0\xfa\xff\xff\xff\xff\xff\xff\xff", 16);
+  Tensor t = io::parse_npy(to_bytes(out), "v2.npy");
+  EXPECT_EQ(t.data<int64_t>()[0], 5);
+  EXPECT_EQ(t.data<int64_t>()[1], -6);
+}
+
+TEST(Npy, BadHeadersNameFileAndProblem) {
+  auto err = [](const std::vector<uint8_t>& b) { return error_of([&] { io::parse_npy(b, "bad.npy"); }); };
+  EXPECT_NE(err(to_bytes("PK\x03\x04 not numpy")).find("bad.npy is not a .npy file"), std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
+                .find("dtype '<f8' is not supported"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0')))
+                .find("'>f4'"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", std::string(4, '\0')))
+                .find("needs 12"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", ""))
+                .find("too large"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '<f4', 'shape': (1,), }", std::string(4, '\0'))).find("lacks"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1,), }", std::string(4, '\0')))
+                .find("bad .npy header at offset"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", "\x02"))
+                .find("not a bool"),
+            std::string::npos);
+  std::vector<uint8_t> huge = to_bytes(std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12));
+  EXPECT_NE(err(huge).find("limit"), std::string::npos);
+  EXPECT_NE(error_of([] { io::read_npy("/nonexistent/x.npy"); }).find("/nonexistent/x.npy"), std::string::npos);
+}
+
+TEST(Npy, TruncatedAndCorruptedFilesThrowError) {
+  const std::vector<uint8_t> good = io::npy_bytes(rand({3, 5}, 1));
+  for (size_t cut = 0; cut < good.size(); ++cut) {
+    std::vector<uint8_t> b(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
+    ASSERT_NE(error_of([&] { io::parse_npy(b, "cut.npy"); }), "(no error)") << "cut " << cut;
+  }
+  std::mt19937 rng(5);
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::vector<uint8_t> b = good;
+    b[rng() % 128] = static_cast<uint8_t>(rng());
+    try {
+      io::parse_npy(b, "flip.npy");
+    } catch (const Error&) {
+    }
+  }
+}

@@ -1,0 +1,365 @@
+// Unpickler on the pickles of real TorchScript archives (values checked against numpy copies
+// that torch wrote) and on hand-assembled hostile streams.
+#include <random>
+
+#include "io/npy.h"
+#include "jit/serialization/storage_record.h"
+#include "jit/serialization/unpickler.h"
+#include "jit/serialization/zip_reader.h"
+#include "support/file_bytes.h"
+#include "support/torch_fixtures.h"
+
+using namespace tvk;
+using namespace tvk::jit;
+using namespace tvk::testing_support;
+
+namespace {
+
+// Hooks that load `<dir><key>` storages from the archive, as the jit loader will.
+UnpicklerHooks archive_hooks(const ZipReader& zip, const std::string& dir = "data/") {
+  UnpicklerHooks hooks;
+  hooks.load_storage = [&zip, dir](const std::string& key, const std::string& type, int64_t numel,
+                                   const std::string& /*location*/) {
+    return read_storage_record(zip, dir + key, type, numel);
+  };
+  return hooks;
+}
+
+IValue load_pickle(const ZipReader& zip, const std::string& record, const std::string& dir = "data/") {
+  return Unpickler::unpickle(zip.read(record), zip.display_name() + ": record '" + record + "'",
+                             archive_hooks(zip, dir));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A tiny pickle assembler for the hostile cases.
+struct Pickle {
+  std::string s = "\x80\x02";
+  Pickle& op(char c) {
+    s.push_back(c);
+    return *this;
+  }
+  Pickle& raw(const std::string& r) {
+    s += r;
+    return *this;
+  }
+  Pickle& str(const std::string& v) {
+    s.push_back('X');
+    for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v.size() >> (8 * i)) & 0xFF));
+    s += v;
+    return *this;
+  }
+  Pickle& int1(uint8_t v) {
+    s.push_back('K');
+    s.push_back(static_cast<char>(v));
+    return *this;
+  }
+  Pickle& global(const std::string& module, const std::string& name) {
+    s += "c" + module + "\n" + name + "\n";
+    return *this;
+  }
+  // ('storage', torch.<type>, key, 'cpu', numel) BINPERSID
+  Pickle& storage(const std::string& type, const std::string& key, uint8_t numel) {
+    op('(').str("storage").global("torch", type).str(key).str("cpu").int1(numel).op('t').op('Q');
+    return *this;
+  }
+  std::vector<uint8_t> bytes() const { return to_bytes(s + "."); }
+};
+
+IValue run(const Pickle& p, UnpicklerHooks hooks = {}) { return Unpickler::unpickle(p.bytes(), "test.pkl", hooks); }
+
+// load_storage that makes a storage 0, 1, 2, ... of the requested size in memory.
+UnpicklerHooks counting_storage() {
+  UnpicklerHooks hooks;
+  hooks.load_storage = [](const std::string&, const std::string& type, int64_t numel, const std::string&) {
+    Tensor t = empty({numel}, storage_dtype(type));
+    if (t.dtype() == DType::Float32)
+      for (int64_t i = 0; i < numel; ++i) t.data<float>()[i] = static_cast<float>(i);
+    return t;
+  };
+  return hooks;
+}
+
+}  // namespace
+
+TEST(Unpickler, ConvArchiveWeightsMatchWhatTorchWrote) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "conv.pt");
+  IValue root = load_pickle(zip, "data.pkl");
+  ASSERT_TRUE(root.isObject());
+  EXPECT_EQ(root.toObject()->type_name, "__torch__.torch.nn.modules.conv.Conv2d");
+  const Tensor weight = root.toObject()->get("weight").toTensor();
+  const Tensor bias = root.toObject()->get("bias").toTensor();
+  EXPECT_EQ(weight.sizes(), (IntList{4, 3, 3, 3}));
+  EXPECT_EQ(max_abs_diff(weight, io::read_npy(torch_fixture_dir() + "conv_weight.npy")), 0.0);
+  EXPECT_EQ(max_abs_diff(bias, io::read_npy(torch_fixture_dir() + "conv_bias.npy")), 0.0);
+  EXPECT_GT(max_abs(weight), 0.0);
+  EXPECT_TRUE(root.toObject()->get("training").toBool());
+  // constants.pkl of a plain module is an empty tuple.
+  IValue constants = load_pickle(zip, "constants.pkl", "constants/");
+  ASSERT_TRUE(constants.isTuple());
+  EXPECT_TRUE(constants.toTuple().empty());
+}
+
+TEST(Unpickler, AttributesOfEveryKindComeBackWithTheirValues) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "attrs.pt");
+  IValue root = load_pickle(zip, "data.pkl");
+  const Object& m = *root.toObject();
+  EXPECT_EQ(m.type_name, "__torch__.Attrs");
+  EXPECT_EQ(m.get("ints").toIntList(), (IntList{1, 2, 300, 70000, -5, int64_t{1} << 40}));
+  EXPECT_EQ(m.get("floats").toDoubleList(), (std::vector<double>{0.5, -1.25}));
+  ASSERT_EQ(m.get("flags").toList().size(), 2u);
+  EXPECT_TRUE(m.get("flags").toList()[0].toBool());
+  EXPECT_FALSE(m.get("flags").toList()[1].toBool());
+  EXPECT_EQ(m.get("names").toList()[1].toStringRef(), "b");
+  const Dict& table = *m.get("table").toDict();
+  ASSERT_EQ(table.items.size(), 2u);
+  EXPECT_EQ(table.items[0].first.toStringRef(), "x");
+  EXPECT_EQ(table.items[1].second.toInt(), 2);
+  ASSERT_TRUE(m.get("pair").isTuple());
+  EXPECT_EQ(m.get("pair").toTuple()[0].toInt(), 3);
+  EXPECT_EQ(m.get("pair").toTuple()[1].toStringRef(), "z");
+  EXPECT_DOUBLE_EQ(m.get("scale").toDouble(), 0.1);
+  EXPECT_TRUE(m.get("maybe").isNone());
+  EXPECT_EQ(m.get("dev").toDevice(), Device::CPU);
+  const Tensor idx = m.get("idx").toTensor();
+  ASSERT_EQ(idx.dtype(), DType::Int64);
+  EXPECT_EQ(idx.data<int64_t>()[2], 3);
+  const Tensor mask = m.get("mask").toTensor();
+  ASSERT_EQ(mask.dtype(), DType::Bool);
+  EXPECT_TRUE(mask.data<bool>()[0]);
+  EXPECT_FALSE(mask.data<bool>()[1]);
+
+  // Views keep sharing the storage of the tensor they came from.
+  const Tensor base = m.get("base").toTensor();
+  const Tensor window = m.get("window").toTensor();
+  const Tensor transposed = m.get("transposed").toTensor();
+  EXPECT_EQ(window.storage(), base.storage());
+  EXPECT_EQ(transposed.storage(), base.storage());
+  EXPECT_EQ(window.storage_offset(), 8);
+  EXPECT_EQ(window.strides(), (IntList{6, 1}));
+  EXPECT_EQ(transposed.strides(), (IntList{1, 6}));
+  EXPECT_EQ(max_abs_diff(window, io::read_npy(torch_fixture_dir() + "attrs_window.npy")), 0.0);
+  EXPECT_EQ(max_abs_diff(transposed, io::read_npy(torch_fixture_dir() + "attrs_transposed.npy")), 0.0);
+}
+
+TEST(Unpickler, BigModuleWithLongMemoIndices) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "seq.pt");
+  const std::vector<uint8_t> pkl = zip.read("data.pkl");
+  ASSERT_NE(std::string(pkl.begin(), pkl.end()).find('r'), std::string::npos);  // LONG_BINPUT present
+  IValue root = load_pickle(zip, "data.pkl");
+  const Object& seq = *root.toObject();
+  const Object& last = *seq.get("39").toObject();
+  EXPECT_EQ(max_abs_diff(last.get("weight").toTensor(), io::read_npy(torch_fixture_dir() + "seq_39_weight.npy")), 0.0);
+  // Every Linear got its own storages.
+  EXPECT_NE(seq.get("0").toObject()->get("weight").toTensor().storage(), last.get("weight").toTensor().storage());
+}
+
+TEST(Unpickler, LiteInterpreterBytecodeParses) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "conv.ptl");
+  IValue bytecode = load_pickle(zip, "bytecode.pkl", "constants/");
+  ASSERT_TRUE(bytecode.isTuple());
+  ASSERT_GE(bytecode.toTuple().size(), 2u);
+  EXPECT_GE(bytecode.toTuple()[0].toInt(), 4);  // bytecode version
+  const List& method = bytecode.toTuple()[1].toTuple();
+  EXPECT_EQ(method[0].toStringRef(), "__torch__.torch.nn.modules.conv.Conv2d.forward");
+  EXPECT_TRUE(load_pickle(zip, "data.pkl").isObject());
+  for (const std::string& r : zip.records()) {
+    if (r.size() > 10 && r.compare(r.size() - 10, 10, ".debug_pkl") == 0) {
+      EXPECT_TRUE(load_pickle(zip, r).isTuple());
+    }
+  }
+}
+
+TEST(Unpickler, TruncatedPickleAtEveryCutThrowsError) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "attrs.pt");
+  const std::vector<uint8_t> pkl = zip.read("data.pkl");
+  for (size_t cut = 0; cut < pkl.size(); ++cut) {
+    const std::string msg = error_of([&] { Unpickler(pkl.data(), cut, "attrs.pt: record 'data.pkl'", archive_hooks(zip)).parse(); });
+    ASSERT_NE(msg.find("attrs.pt: record 'data.pkl' at offset"), std::string::npos) << "cut " << cut << ": " << msg;
+  }
+}
+
+TEST(Unpickler, FlippedBytesEitherParseOrThrowError) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "attrs.pt");
+  const std::vector<uint8_t> pkl = zip.read("data.pkl");
+  std::mt19937 rng(99);
+  int failures = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    std::vector<uint8_t> b = pkl;
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < flips; ++i) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+    try {
+      Unpickler::unpickle(b, "attrs.pt: record 'data.pkl'", archive_hooks(zip));
+    } catch (const Error&) {
+      ++failures;
+    }
+  }
+  EXPECT_GT(failures, 1000);
+}
+
+TEST(Unpickler, UnknownOpcodeNamesOpcodeAndOffset) {
+  const std::string msg = error_of([] { run(Pickle().int1(1).op('\xff')); });
+  EXPECT_NE(msg.find("test.pkl at offset 4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("opcode 0xff"), std::string::npos) << msg;
+  // FRAME and SHORT_BINUNICODE belong to protocol 4, which TorchScript never writes.
+  EXPECT_NE(error_of([] { run(Pickle().raw("\x8c\x01" "a")); }).find("opcode 0x8c"), std::string::npos);
+}
+
+TEST(Unpickler, OnlyProtocolTwoIsAccepted) {
+  Pickle p;
+  p.s = "\x80\x04N";
+  EXPECT_NE(error_of([&] { run(p); }).find("protocol 4"), std::string::npos);
+}
+
+TEST(Unpickler, MemoIndexOutOfRangeIsAnError) {
+  const std::string msg = error_of([] { run(Pickle().op('N').op('q').raw(std::string(1, '\0')).op('h').raw("\x05")); });
+  EXPECT_NE(msg.find("memo index 5"), std::string::npos) << msg;
+  const std::string long_msg = error_of([] { run(Pickle().op('j').raw("\xff\xff\xff\x7f")); });
+  EXPECT_NE(long_msg.find("memo index 2147483647"), std::string::npos) << long_msg;
+}
+
+TEST(Unpickler, HugeDeclaredStringLengthIsTruncationNotAllocation) {
+  const std::string msg = error_of([] { run(Pickle().op('X').raw("\xff\xff\xff\xff" "abc")); });
+  EXPECT_NE(msg.find("truncated pickle"), std::string::npos) << msg;
+}
+
+TEST(Unpickler, UnknownGlobalNamesModuleAndName) {
+  const std::string msg = error_of([] { run(Pickle().global("os", "system").str("rm").op('\x85').op('R')); });
+  EXPECT_NE(msg.find("unknown GLOBAL 'os.system'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("offset 2"), std::string::npos) << msg;
+}
+
+TEST(Unpickler, StackUnderflowAndMissingMarkAreErrors) {
+  EXPECT_NE(error_of([] { run(Pickle().op('a')); }).find("stack is empty"), std::string::npos);
+  EXPECT_NE(error_of([] { run(Pickle().op('}').int1(1).int1(2).op('u')); }).find("without a preceding MARK"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { run(Pickle().op('(').op('N').op('\x86')); }).find("needs 2 values"), std::string::npos);
+  EXPECT_NE(error_of([] { run(Pickle().op('N').op('N')); }).find("2 values on the stack"), std::string::npos);
+  EXPECT_NE(error_of([] { run(Pickle().op('(').op('N')); }).find("unclosed MARK"), std::string::npos);
+  EXPECT_NE(error_of([] { Unpickler::unpickle(to_bytes("\x80\x02N"), "t"); }).find("without STOP"), std::string::npos);
+}
+
+TEST(Unpickler, Long1OfEightBytesOrFewerIsSignExtended) {
+  EXPECT_EQ(run(Pickle().op('\x8a').raw(std::string("\x08\xff\xff\xff\xff\xff\xff\xff\x7f", 9))).toInt(), INT64_MAX);
+  EXPECT_EQ(run(Pickle().op('\x8a').raw(std::string("\x02\x00\xff", 3))).toInt(), -256);
+  EXPECT_EQ(run(Pickle().op('\x8a').raw(std::string("\x00", 1))).toInt(), 0);
+  EXPECT_NE(error_of([] { run(Pickle().op('\x8a').raw(std::string("\x09", 1) + std::string(9, '\1'))); })
+                .find("does not fit in int64"),
+            std::string::npos);
+}
+
+TEST(Unpickler, DeepNestingIsRefusedAndShallowNestingWorks) {
+  auto nested = [](int n) {
+    Pickle p;
+    for (int i = 0; i < n; ++i) p.op(']');
+    for (int i = 1; i < n; ++i) p.op('a');
+    return p;
+  };
+  IValue ok = run(nested(100));
+  int depth = 0;
+  for (IValue v = ok; v.isList() && !v.toList().empty(); v = v.toList()[0]) ++depth;
+  EXPECT_EQ(depth, 99);
+  const std::string msg = error_of([&] { run(nested(100000)); });
+  EXPECT_NE(msg.find("nest deeper than"), std::string::npos) << msg;
+}
+
+TEST(Unpickler, CyclesAreRefused) {
+  // l = []; l.append(l)
+  const std::string msg = error_of([] { run(Pickle().op(']').op('q').raw(std::string(1, '\0')).op('h').raw(std::string(1, '\0')).op('a')); });
+  EXPECT_NE(msg.find("already inside another container"), std::string::npos) << msg;
+  // a = []; b = [a]; a.append(b)
+  const std::string msg2 = error_of([] {
+    run(Pickle().op(']').op('q').raw(std::string(1, '\0')).op(']').op('h').raw(std::string(1, '\0')).op('a')
+            .op('q').raw("\1").op('0').op('h').raw(std::string(1, '\0')).op('h').raw("\1").op('a'));
+  });
+  EXPECT_NE(msg2.find("already inside another container"), std::string::npos) << msg2;
+}
+
+TEST(Unpickler, DictsKeepInsertionOrderAndLastValueWins) {
+  IValue d = run(Pickle().op('}').op('(').str("b").int1(1).str("a").int1(2).str("b").int1(3).op('u'));
+  const Dict& dict = *d.toDict();
+  ASSERT_EQ(dict.items.size(), 2u);
+  EXPECT_EQ(dict.items[0].first.toStringRef(), "b");
+  EXPECT_EQ(dict.items[0].second.toInt(), 3);
+  // Keys TorchScript cannot have are refused rather than compared structurally.
+  const std::string msg = error_of([] { run(Pickle().op('}').op(')').int1(1).op('s')); });
+  EXPECT_NE(msg.find("dict keys of type"), std::string::npos) << msg;
+}
+
+TEST(Unpickler, ObjectsUseTheHooks) {
+  // __torch__.M() with state {'x': 1}
+  Pickle p;
+  p.global("__torch__.foo", "M").op(')').op('\x81').op('}').op('(').str("x").int1(1).op('u').op('b');
+  IValue v = run(p);
+  EXPECT_EQ(v.toObject()->type_name, "__torch__.foo.M");
+  EXPECT_EQ(v.toObject()->get("x").toInt(), 1);
+
+  // A TorchBind-style class with a tuple state needs set_state.
+  Pickle q;
+  q.global("__torch__.torch.classes.xnnpack", "LinearOpContext").op(')').op('\x81').int1(7).op('N').op('\x86').op('b');
+  EXPECT_NE(error_of([&] { run(q); }).find("set_state"), std::string::npos);
+  UnpicklerHooks hooks;
+  std::string made;
+  hooks.make_object = [&](const std::string& name) {
+    made = name;
+    auto o = std::make_shared<Object>();
+    o->type_name = name;
+    return o;
+  };
+  hooks.set_state = [](const std::shared_ptr<Object>& o, IValue state) { o->set("state", state); };
+  IValue w = run(q, hooks);
+  EXPECT_EQ(made, "__torch__.torch.classes.xnnpack.LinearOpContext");
+  EXPECT_EQ(w.toObject()->get("state").toTuple()[0].toInt(), 7);
+}
+
+TEST(Unpickler, TensorViewsAreBoundsChecked) {
+  auto tensor = [](uint8_t numel, uint8_t offset, uint8_t size, uint8_t stride) {
+    Pickle p;
+    p.global("torch._utils", "_rebuild_tensor_v2").op('(').storage("FloatStorage", "0", numel).int1(offset);
+    p.op('(').int1(size).op('t').op('(').int1(stride).op('t').op('\x89');
+    p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+    return p;
+  };
+  Tensor t = run(tensor(8, 2, 3, 2), counting_storage()).toTensor();
+  EXPECT_EQ(t.sizes(), IntList{3});
+  EXPECT_EQ(t.data<float>()[0], 2.0f);
+  EXPECT_EQ(t.strides(), IntList{2});
+  EXPECT_EQ(t.contiguous().data<float>()[1], 4.0f);
+  EXPECT_EQ(t.contiguous().data<float>()[2], 6.0f);
+  EXPECT_NE(error_of([&] { run(tensor(8, 2, 4, 2), counting_storage()); }).find("reaches element 8"), std::string::npos);
+  EXPECT_NE(error_of([&] { run(tensor(8, 9, 0, 1), counting_storage()); }).find("offset 9"), std::string::npos);
+  EXPECT_NE(error_of([&] { run(tensor(8, 0, 1, 1)); }).find("no load_storage hook"), std::string::npos);
+}
+
+TEST(Unpickler, UnsupportedStorageTypeNamesTheType) {
+  Pickle p;
+  p.global("torch._utils", "_rebuild_tensor_v2").op('(').storage("DoubleStorage", "0", 1).int1(0);
+  p.op(')').op(')').op('\x89').global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+  const std::string msg = error_of([&] { run(p, counting_storage()); });
+  EXPECT_NE(msg.find("torch.DoubleStorage"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("test.pkl at offset"), std::string::npos) << msg;
+}
+
+TEST(Unpickler, StorageRecordSizeMustMatchTheDeclaredCount) {
+  TVK_NEED_TORCH_FIXTURES();
+  ZipReader zip = ZipReader::open(torch_fixture_dir() + "conv.pt");
+  // data/0 is the 4x3x3x3 weight: 108 floats.
+  EXPECT_EQ(read_storage_record(zip, "data/0", "FloatStorage", 108).numel(), 108);
+  const std::string msg = error_of([&] { read_storage_record(zip, "data/0", "FloatStorage", 1000); });
+  EXPECT_NE(msg.find("record 'data/0' holds 432 bytes"), std::string::npos) << msg;
+  EXPECT_NE(error_of([&] { read_storage_record(zip, "data/0", "LongStorage", int64_t{1} << 62); }).find("declares"),
+            std::string::npos);
+}
