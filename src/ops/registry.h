@@ -65,6 +65,7 @@ template <> struct ArgFrom<double> { static double get(const IValue& v) { return
 template <> struct ArgFrom<int64_t> { static int64_t get(const IValue& v) { return v.toInt(); } };
 template <> struct ArgFrom<bool> { static bool get(const IValue& v) { return v.toBool(); } };
 template <> struct ArgFrom<std::string> { static std::string get(const IValue& v) { return v.toStringRef(); } };
+template <> struct ArgFrom<Device> { static Device get(const IValue& v) { return v.toDevice(); } };
 template <> struct ArgFrom<IValue> { static IValue get(const IValue& v) { return v; } };
 template <> struct ArgFrom<IntList> {
   static IntList get(const IValue& v) { return v.isInt() ? IntList{v.toInt()} : v.toIntList(); }
@@ -83,6 +84,7 @@ inline IValue to_ivalue(IValue v) { return v; }
 inline IValue to_ivalue(double v) { return IValue(v); }
 inline IValue to_ivalue(int64_t v) { return IValue(v); }
 inline IValue to_ivalue(bool v) { return IValue(v); }
+inline IValue to_ivalue(const IntList& v) { return IValue(v); }
 inline IValue to_ivalue(std::vector<Tensor> ts) {
   List items(ts.begin(), ts.end());
   return IValue::list(std::move(items));
@@ -119,6 +121,13 @@ inline BoxedKernel box(BoxedKernel k) { return k; }
 #define TVK_REGISTER_OP(schema_text, cpu_kernel)                                                     \
   static const bool TVK_OPS_CONCAT(tvk_op_registered_, __COUNTER__) =                               \
       (::tvk::ops::Registry::global().define(schema_text, ::tvk::ops::box(cpu_kernel)), true)
+// Defines an op whose one kernel serves every device: it only reads metadata (size, dim) or makes
+// tensors on the device it is given (zeros), so the CPU and Vulkan kernels are the same function.
+#define TVK_REGISTER_OP_ANY_DEVICE(schema_text, kernel)                                              \
+  static const bool TVK_OPS_CONCAT(tvk_op_registered_, __COUNTER__) =                               \
+      (::tvk::ops::Registry::global().define(schema_text, ::tvk::ops::box(kernel)).vulkan =             \
+           ::tvk::ops::box(kernel),                                                                  \
+       true)
 // Attaches a Vulkan kernel to an op defined elsewhere, by full name ("aten::add.Tensor").
 #define TVK_REGISTER_VULKAN_KERNEL(full_name, kernel)                                                \
   static const bool TVK_OPS_CONCAT(tvk_vk_registered_, __COUNTER__) =                               \

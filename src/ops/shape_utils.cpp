@@ -43,4 +43,136 @@ void check_float(const char* op, const Tensor& t, const char* arg) {
   TVK_CHECK(t.dtype() == DType::Float32, op, ": argument '", arg, "' must be float32, got ", to_string(t.dtype()));
 }
 
+void check_rank(const char* op, const Tensor& t, int64_t min_rank, int64_t max_rank, const char* layout,
+                const char* arg) {
+  check_defined(op, t, arg);
+  if (t.dim() >= min_rank && t.dim() <= max_rank) return;
+  const std::string ranks = min_rank == max_rank ? std::to_string(min_rank)
+                                                 : detail::concat(min_rank, "-D or ", max_rank);
+  throw Error(detail::concat(op, ": expected a ", ranks, "-D ", arg, " ", layout, ", got ", t.shape_string()));
+}
+
+std::array<int64_t, 2> expand_pair(const char* op, const char* arg, const IntList& values) {
+  TVK_CHECK(values.size() == 1 || values.size() == 2, op, ": '", arg, "' must have 1 or 2 values, got ",
+            shape_string(values));
+  return {values[0], values.back()};
+}
+
+IntList infer_size(const char* op, IntList shape, int64_t numel) {
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      TVK_CHECK(infer < 0, op, ": only one dimension can be -1, got ", shape_string(shape));
+      infer = static_cast<int64_t>(i);
+    } else {
+      TVK_CHECK(shape[i] >= 0, op, ": invalid size ", shape[i], " in ", shape_string(shape));
+      known *= shape[i];
+    }
+  }
+  if (infer >= 0) {
+    TVK_CHECK(known != 0 && numel % known == 0, op, ": shape ", shape_string(shape),
+              " is invalid for an input of ", numel, " elements");
+    shape[infer] = numel / known;
+  }
+  TVK_CHECK(numel_of(shape) == numel, op, ": shape ", shape_string(shape), " is invalid for an input of ", numel,
+            " elements");
+  return shape;
+}
+
+std::optional<IntList> view_strides(const IntList& sizes, const IntList& strides, const IntList& shape) {
+  IntList out(shape.size(), 1);
+  if (sizes.empty()) return contiguous_strides(shape);
+  const int64_t numel = numel_of(sizes);
+  if (numel == 0) return sizes == shape ? strides : contiguous_strides(shape);
+  // Walk the old dims from the back in chunks that are contiguous among themselves; each chunk
+  // must be covered exactly by a run of new dims.
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base_stride = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+        out[view_d] = view_numel * chunk_base_stride;
+        view_numel *= shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+CatPlan plan_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim) {
+  TVK_CHECK(!tensors.empty(), op, ": expected a non-empty list of tensors");
+  CatPlan plan;
+  for (const Tensor& t : tensors) {
+    check_float(op, t, "tensors");
+    if (!(t.dim() == 1 && t.numel() == 0)) plan.inputs.push_back(t);
+  }
+  if (plan.inputs.empty()) {
+    plan.out_sizes = {0};
+    return plan;
+  }
+  const Tensor& first = plan.inputs.front();
+  TVK_CHECK(first.dim() > 0, op, ": zero-dimensional tensors cannot be concatenated");
+  plan.dim = wrap_dim(op, dim, first.dim());
+  plan.out_sizes = first.sizes();
+  plan.out_sizes[plan.dim] = 0;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const Tensor& t = plan.inputs[i];
+    bool same = t.dim() == first.dim();
+    for (int64_t d = 0; same && d < t.dim(); ++d) same = d == plan.dim || t.sizes()[d] == first.sizes()[d];
+    TVK_CHECK(same, op, ": tensor ", i, " of shape ", t.shape_string(), " does not match ", first.shape_string(),
+              " outside dimension ", plan.dim);
+    plan.out_sizes[plan.dim] += t.sizes()[plan.dim];
+  }
+  return plan;
+}
+
+ReducePlan plan_reduce(const char* op, const Tensor& t, const std::optional<IntList>& dims, bool keepdim) {
+  const int64_t rank = t.dim();
+  std::vector<bool> reduced(static_cast<size_t>(rank), !dims || dims->empty());
+  if (dims)
+    for (int64_t d : *dims) {
+      const int64_t w = wrap_dim(op, d, rank);
+      if (rank == 0) continue;
+      TVK_CHECK(!reduced[w], op, ": dimension ", w, " appears more than once in ", shape_string(*dims));
+      reduced[w] = true;
+    }
+  ReducePlan plan;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) continue;
+    plan.order.push_back(d);
+    plan.rows *= t.sizes()[d];
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) {
+      plan.out_sizes.push_back(t.sizes()[d]);
+      continue;
+    }
+    plan.order.push_back(d);
+    plan.cols *= t.sizes()[d];
+    if (keepdim) plan.out_sizes.push_back(1);
+  }
+  return plan;
+}
+
+DType dtype_from_code(const char* op, std::optional<int64_t> code) {
+  if (!code || *code == 6) return DType::Float32;
+  if (*code == 4) return DType::Int64;
+  if (*code == 11) return DType::Bool;
+  throw Error(detail::concat(op, ": dtype code ", *code, " is not supported (float32 = 6, int64 = 4, bool = 11)"));
+}
+
+void check_float_dtype_arg(const char* op, std::optional<int64_t> code) {
+  TVK_CHECK(!code || *code == 6, op, ": only dtype=float32 (6) is supported, got dtype code ", *code);
+}
+
 }  // namespace tvk::ops

@@ -1,8 +1,11 @@
-// Shape helpers shared by CPU and Vulkan kernels: broadcasting, dim wrapping, checks whose
-// messages name the op and the shapes.
+// Shape helpers shared by CPU and Vulkan kernels: broadcasting, dim wrapping, argument lists,
+// checks whose messages name the op and the shapes.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tvk/tensor.h"
 
@@ -16,5 +19,36 @@ IntList broadcast_strides(const Tensor& t, const IntList& sizes);
 int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);
 void check_float(const char* op, const Tensor& t, const char* arg = "self");
 void check_defined(const char* op, const Tensor& t, const char* arg = "self");
+// Checks `t` has one of the ranks in [min_rank, max_rank]; `layout` names the dims, e.g. "(N, C, H, W)".
+void check_rank(const char* op, const Tensor& t, int64_t min_rank, int64_t max_rank, const char* layout,
+                const char* arg = "input");
+
+// The two values of an `int[2]` argument; a single value stands for both, as in PyTorch.
+std::array<int64_t, 2> expand_pair(const char* op, const char* arg, const IntList& values);
+// Resolves one -1 in a view/reshape shape for `numel` elements; throws naming `op`.
+IntList infer_size(const char* op, IntList shape, int64_t numel);
+// Strides that view (sizes, strides) as `shape` without copying, or nullopt when the layout
+// cannot express it (PyTorch's computeStride).
+std::optional<IntList> view_strides(const IntList& sizes, const IntList& strides, const IntList& shape);
+// cat's inputs after the legacy rule (1-D empty tensors are skipped), the wrapped dim and the
+// output shape; throws naming `op` when shapes differ outside `dim`.
+struct CatPlan {
+  std::vector<Tensor> inputs;
+  int64_t dim = 0;
+  IntList out_sizes;
+};
+CatPlan plan_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim);
+// A reduction over `dims` (None or [] = all; negatives wrap; duplicates rejected) seen as rows:
+// `order` lists the kept dims then the reduced ones, so permuting by it gives [rows, cols].
+struct ReducePlan {
+  IntList order;
+  int64_t rows = 1, cols = 1;
+  IntList out_sizes;
+};
+ReducePlan plan_reduce(const char* op, const Tensor& t, const std::optional<IntList>& dims, bool keepdim);
+// dtype codes of PyTorch's ScalarType as TorchScript passes them (6 = float32, 4 = int64, 11 = bool).
+DType dtype_from_code(const char* op, std::optional<int64_t> code);
+// Accepts only float32 (or None) for ops that cast their input by a `dtype` argument.
+void check_float_dtype_arg(const char* op, std::optional<int64_t> code);
 
 }  // namespace tvk::ops

@@ -1,4 +1,5 @@
-// Activations and clamps: relu, clamp, hardtanh (and in-place forms).
+// Activations and clamps: relu, relu6, clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid,
+// silu, gelu (and in-place forms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -40,6 +41,40 @@ Tensor hardtanh_(const Tensor& self, Scalar min_val, Scalar max_val) {
   return self;
 }
 
+float sigmoidf(float x) { return 1.f / (1.f + std::exp(-x)); }
+float hardsigmoidf(float x) { return clampf(x + 3.f, 0.f, 6.f) / 6.f; }
+
+// One pointwise function, as an op and its in-place form.
+#define TVK_POINTWISE(name, expr)                                    \
+  Tensor name(const Tensor& self) {                                  \
+    check_float("aten::" #name, self);                               \
+    return map_float(self, [](float x) { return expr; });            \
+  }                                                                  \
+  Tensor name##_(const Tensor& self) {                               \
+    check_float("aten::" #name "_", self);                           \
+    apply_float(self, [](float x) { return expr; });                 \
+    return self;                                                     \
+  }
+TVK_POINTWISE(relu6, clampf(x, 0.f, 6.f))
+TVK_POINTWISE(sigmoid, sigmoidf(x))
+TVK_POINTWISE(tanh, std::tanh(x))
+TVK_POINTWISE(hardswish, x * hardsigmoidf(x))
+TVK_POINTWISE(hardsigmoid, hardsigmoidf(x))
+TVK_POINTWISE(silu, x * sigmoidf(x))
+#undef TVK_POINTWISE
+
+Tensor gelu(const Tensor& self, std::string approximate) {
+  check_float("aten::gelu", self);
+  if (approximate == "tanh") {
+    return map_float(self, [](float x) {
+      const double v = x, inner = std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v);
+      return static_cast<float>(0.5 * v * (1.0 + std::tanh(inner)));
+    });
+  }
+  TVK_CHECK(approximate == "none", "aten::gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+  return map_float(self, [](float x) { return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))); });
+}
+
 }  // namespace
 
 TVK_REGISTER_OP("aten::relu(Tensor self) -> Tensor", relu);
@@ -47,5 +82,19 @@ TVK_REGISTER_OP("aten::relu_(Tensor(a!) self) -> Tensor(a!)", relu_);
 TVK_REGISTER_OP("aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clamp);
 TVK_REGISTER_OP("aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", hardtanh);
 TVK_REGISTER_OP("aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh_);
+
+TVK_REGISTER_OP("aten::relu6(Tensor self) -> Tensor", relu6);
+TVK_REGISTER_OP("aten::relu6_(Tensor(a!) self) -> Tensor(a!)", relu6_);
+TVK_REGISTER_OP("aten::sigmoid(Tensor self) -> Tensor", sigmoid);
+TVK_REGISTER_OP("aten::sigmoid_(Tensor(a!) self) -> Tensor(a!)", sigmoid_);
+TVK_REGISTER_OP("aten::tanh(Tensor self) -> Tensor", tanh);
+TVK_REGISTER_OP("aten::tanh_(Tensor(a!) self) -> Tensor(a!)", tanh_);
+TVK_REGISTER_OP("aten::hardswish(Tensor self) -> Tensor", hardswish);
+TVK_REGISTER_OP("aten::hardswish_(Tensor(a!) self) -> Tensor(a!)", hardswish_);
+TVK_REGISTER_OP("aten::hardsigmoid(Tensor self) -> Tensor", hardsigmoid);
+TVK_REGISTER_OP("aten::hardsigmoid_(Tensor(a!) self) -> Tensor(a!)", hardsigmoid_);
+TVK_REGISTER_OP("aten::silu(Tensor self) -> Tensor", silu);
+TVK_REGISTER_OP("aten::silu_(Tensor(a!) self) -> Tensor(a!)", silu_);
+TVK_REGISTER_OP("aten::gelu(Tensor self, *, str approximate='none') -> Tensor", gelu);
 
 }  // namespace tvk::ops::cpu

@@ -13,7 +13,8 @@ layout(push_constant) uniform Params {
 };
 
 const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH = 5, HARDSWISH = 6,
-          HARDSIGMOID = 7, SILU = 8, GELU = 9, RELU6 = 10, NEG = 11, EXP = 12, SQRT = 13, RSQRT = 14;
+          HARDSIGMOID = 7, SILU = 8, GELU = 9, RELU6 = 10, NEG = 11, EXP = 12, SQRT = 13, RSQRT = 14,
+          GELU_TANH = 15;
 
 // Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
 float erf_approx(float z) {
@@ -39,6 +40,10 @@ void main() {
   else if (OP == HARDSIGMOID) r = clamp(v + 3.0, 0.0, 6.0) / 6.0;
   else if (OP == SILU) r = v / (1.0 + exp(-v));
   else if (OP == GELU) r = 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
+  else if (OP == GELU_TANH) {
+    float inner = 0.7978845608028654 * (v + 0.044715 * v * v * v);  // sqrt(2/pi)
+    r = 0.5 * v * (1.0 + tanh(clamp(inner, -15.0, 15.0)));
+  }
   else if (OP == RELU6) r = min(max(v, 0.0), 6.0);
   else if (OP == NEG) r = -v;
   else if (OP == EXP) r = exp(v);

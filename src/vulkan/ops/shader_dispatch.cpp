@@ -1,9 +1,12 @@
 #include "vulkan/ops/shader_dispatch.h"
 
+#include <cstdint>
+
 namespace tvk::vulkan {
 
 void launch(const ShaderLaunch& l, std::initializer_list<Tensor> tensors, const void* params,
             uint32_t params_bytes) {
+  if (l.global[0] == 0 || l.global[1] == 0 || l.global[2] == 0) return;
   Context& ctx = *Context::get();
   PipelineKey key{l.shader, static_cast<uint32_t>(tensors.size()), l.local, l.constants};
   const Pipeline& pipeline = ctx.pipelines().get(key);
@@ -23,6 +26,21 @@ std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x) {
   if (groups <= kMaxGroupsX) return {static_cast<uint32_t>(n), 1, 1};
   const int64_t rows = (groups + kMaxGroupsX - 1) / kMaxGroupsX;
   return {static_cast<uint32_t>(kMaxGroupsX * local_x), static_cast<uint32_t>(rows), 1};
+}
+
+std::array<uint32_t, 3> local_size_for(const std::array<uint32_t, 3>& global) {
+  uint32_t x = 1, y = 1, z = 1;
+  while (x < 8 && x < global[0]) x *= 2;
+  while (y < 8 && y < global[1]) y *= 2;
+  while (x * y * z < 64 && z < global[2]) z *= 2;
+  // Too small a grid in z: give x the spare width (keeps groups at a useful size).
+  while (x * y * z < 64 && x < global[0]) x *= 2;
+  return {x, y, z};
+}
+
+int32_t to_i32(const char* op, int64_t v) {
+  TVK_CHECK(v >= INT32_MIN && v <= INT32_MAX, op, ": size ", v, " exceeds the 32-bit range of the Vulkan kernels");
+  return static_cast<int32_t>(v);
 }
 
 Tensor empty_vulkan(const IntList& sizes) { return empty(sizes, DType::Float32, tvk::Device::Vulkan); }

@@ -19,6 +19,7 @@ struct ShaderLaunch {
   std::vector<uint32_t> constants;                // specialisation constants 3..
 };
 
+// Records the dispatch; does nothing when the global size is empty.
 void launch(const ShaderLaunch& launch, std::initializer_list<Tensor> tensors, const void* params,
             uint32_t params_bytes);
 
@@ -28,9 +29,19 @@ void launch(const ShaderLaunch& l, std::initializer_list<Tensor> tensors, const 
   launch(l, tensors, &params, sizeof(Params));
 }
 
+// A work-group shape for a 3-D launch: up to 8 x 8 in x and y, the rest of 64 in z, shrunk
+// where the global size is smaller so small outputs do not idle most of a group.
+std::array<uint32_t, 3> local_size_for(const std::array<uint32_t, 3>& global);
+// A 3-D launch of `global` invocations with a work-group shape from local_size_for.
+inline ShaderLaunch grid_launch(std::string shader, std::array<uint32_t, 3> global,
+                                std::vector<uint32_t> constants = {}) {
+  return ShaderLaunch{std::move(shader), global, local_size_for(global), std::move(constants)};
+}
 // A 1-D launch over `n` elements, folded into y when x would exceed the group-count limit.
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x = 64);
 
+// A narrowing cast for push constants that names the op when a size does not fit 32 bits.
+int32_t to_i32(const char* op, int64_t v);
 // A new contiguous float32 Vulkan tensor.
 Tensor empty_vulkan(const IntList& sizes);
 // Checks `t` is a float32 Vulkan tensor, naming the op.

@@ -1,5 +1,6 @@
-// Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations, clamps and
-// scalar arithmetic. In-place forms bind the same buffer as input and output.
+// Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations (relu, relu6,
+// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), clamps and scalar arithmetic. In-place
+// forms bind the same buffer as input and output.
 #include <limits>
 
 #include "ops/registry.h"
@@ -11,7 +12,7 @@ namespace {
 // Must match the constants in unary.glsl.
 enum UnaryOp : uint32_t {
   kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
-  kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10,
+  kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kGeluTanh = 15,
 };
 
 struct UnaryParams {
@@ -56,6 +57,24 @@ Tensor div_scalar(const Tensor& self, ops::Scalar other) {
   return unary("aten::div", kMulScalar, self, false, static_cast<float>(1.0 / other));
 }
 
+// One pointwise function, as an op and its in-place form.
+#define TVK_VULKAN_POINTWISE(name, code)                                                  \
+  Tensor name(const Tensor& self) { return unary("aten::" #name, code, self, false); }     \
+  Tensor name##_(const Tensor& self) { return unary("aten::" #name "_", code, self, true); }
+TVK_VULKAN_POINTWISE(relu6, kRelu6)
+TVK_VULKAN_POINTWISE(sigmoid, kSigmoid)
+TVK_VULKAN_POINTWISE(tanh, kTanh)
+TVK_VULKAN_POINTWISE(hardswish, kHardswish)
+TVK_VULKAN_POINTWISE(hardsigmoid, kHardsigmoid)
+TVK_VULKAN_POINTWISE(silu, kSilu)
+#undef TVK_VULKAN_POINTWISE
+
+Tensor gelu(const Tensor& self, std::string approximate) {
+  TVK_CHECK(approximate == "none" || approximate == "tanh", "aten::gelu: approximate must be 'none' or 'tanh', got '",
+            approximate, "'");
+  return unary("aten::gelu", approximate == "tanh" ? kGeluTanh : kGelu, self, false);
+}
+
 }  // namespace
 
 TVK_REGISTER_VULKAN_KERNEL("aten::relu", relu);
@@ -67,5 +86,19 @@ TVK_REGISTER_VULKAN_KERNEL("aten::add.Scalar", add_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::sub.Scalar", sub_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::mul.Scalar", mul_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::div.Scalar", div_scalar);
+
+TVK_REGISTER_VULKAN_KERNEL("aten::relu6", relu6);
+TVK_REGISTER_VULKAN_KERNEL("aten::relu6_", relu6_);
+TVK_REGISTER_VULKAN_KERNEL("aten::sigmoid", sigmoid);
+TVK_REGISTER_VULKAN_KERNEL("aten::sigmoid_", sigmoid_);
+TVK_REGISTER_VULKAN_KERNEL("aten::tanh", tanh);
+TVK_REGISTER_VULKAN_KERNEL("aten::tanh_", tanh_);
+TVK_REGISTER_VULKAN_KERNEL("aten::hardswish", hardswish);
+TVK_REGISTER_VULKAN_KERNEL("aten::hardswish_", hardswish_);
+TVK_REGISTER_VULKAN_KERNEL("aten::hardsigmoid", hardsigmoid);
+TVK_REGISTER_VULKAN_KERNEL("aten::hardsigmoid_", hardsigmoid_);
+TVK_REGISTER_VULKAN_KERNEL("aten::silu", silu);
+TVK_REGISTER_VULKAN_KERNEL("aten::silu_", silu_);
+TVK_REGISTER_VULKAN_KERNEL("aten::gelu", gelu);
 
 }  // namespace tvk::vulkan

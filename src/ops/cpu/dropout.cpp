@@ -1,0 +1,25 @@
+// dropout and feature_dropout: tvk runs inference, where both are the identity (train=False).
+// The same kernel serves the Vulkan backend, since it touches no data.
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+Tensor dropout_impl(const char* op, const Tensor& input, double p, bool train) {
+  check_defined(op, input, "input");
+  TVK_CHECK(p >= 0 && p <= 1, op, ": dropout probability has to be between 0 and 1, got ", p);
+  TVK_CHECK(!train, op, ": train=True is not supported (tvk runs models for inference; call eval())");
+  return input;
+}
+Tensor dropout(const Tensor& input, double p, bool train) { return dropout_impl("aten::dropout", input, p, train); }
+Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  return dropout_impl("aten::feature_dropout", input, p, train);
+}
+
+}  // namespace
+
+TVK_REGISTER_OP_ANY_DEVICE("aten::dropout(Tensor input, float p, bool train) -> Tensor", dropout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::feature_dropout(Tensor input, float p, bool train) -> Tensor", feature_dropout);
+
+}  // namespace tvk::ops::cpu

@@ -1,0 +1,38 @@
+// Ops that read only a tensor's metadata (size, dim, numel) or its single value (Int, Float):
+// one kernel serves every device.
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+IntList size(const Tensor& self) { return self.sizes(); }
+int64_t size_int(const Tensor& self, int64_t dim) { return self.sizes()[wrap_dim("aten::size", dim, self.dim())]; }
+int64_t dim(const Tensor& self) { return self.dim(); }
+int64_t numel(const Tensor& self) { return self.numel(); }
+
+double single_value(const char* op, const Tensor& a) {
+  check_defined(op, a, "a");
+  TVK_CHECK(a.numel() == 1, op, ": expected a one-element tensor, got ", a.shape_string());
+  return a.item();
+}
+// Float to int truncates toward zero, as C++ and PyTorch's item<int64_t>() do.
+int64_t int_tensor(const Tensor& a) {
+  if (a.dtype() == DType::Int64) {
+    TVK_CHECK(a.numel() == 1, "aten::Int: expected a one-element tensor, got ", a.shape_string());
+    return *a.cpu().contiguous().data<int64_t>();  // exact beyond 2^53
+  }
+  return static_cast<int64_t>(single_value("aten::Int", a));
+}
+double float_tensor(const Tensor& a) { return single_value("aten::Float", a); }
+
+}  // namespace
+
+TVK_REGISTER_OP_ANY_DEVICE("aten::size(Tensor self) -> int[]", size);
+TVK_REGISTER_OP_ANY_DEVICE("aten::size.int(Tensor self, int dim) -> int", size_int);
+TVK_REGISTER_OP_ANY_DEVICE("aten::dim(Tensor self) -> int", dim);
+TVK_REGISTER_OP_ANY_DEVICE("aten::numel(Tensor self) -> int", numel);
+TVK_REGISTER_OP_ANY_DEVICE("aten::Int.Tensor(Tensor a) -> int", int_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::Float.Tensor(Tensor a) -> float", float_tensor);
+
+}  // namespace tvk::ops::cpu

@@ -1,0 +1,95 @@
+// Normalization: batch_norm (running statistics, or batch statistics in training mode) and
+// layer_norm over the trailing dims.
+#include <cmath>
+
+#include "ops/norm_params.h"
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+float value_or(const Tensor& t, int64_t i, float fallback) { return t.defined() ? t.data<float>()[i * t.strides()[0]] : fallback; }
+
+// Training mode normalizes by the batch statistics and updates the running ones in place
+// (with the unbiased variance), as PyTorch does.
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps, bool) {
+  const char* op = "aten::batch_norm";
+  const int64_t channels = check_batch_norm(input, weight, bias, running_mean, running_var);
+  TVK_CHECK(training || (running_mean.defined() && running_var.defined()), op,
+            ": running_mean and running_var must be defined when training is false");
+  const Tensor x = input.contiguous();
+  const int64_t batch = input.sizes()[0];
+  const int64_t inner = channels * batch == 0 ? 0 : input.numel() / (channels * batch);
+  Tensor out = empty(input.sizes());
+  const float* px = x.data<float>();
+  float* py = out.data<float>();
+  for (int64_t c = 0; c < channels; ++c) {
+    double mean, var;
+    if (training) {
+      const int64_t count = batch * inner;
+      TVK_CHECK(count > 1, op, ": training mode needs more than one value per channel, got input ",
+                input.shape_string());
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t i = 0; i < inner; ++i) sum += px[(n * channels + c) * inner + i];
+      mean = sum / static_cast<double>(count);
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t i = 0; i < inner; ++i) sq += std::pow(px[(n * channels + c) * inner + i] - mean, 2);
+      var = sq / static_cast<double>(count);
+      if (running_mean.defined()) {
+        float& rm = running_mean.data<float>()[c * running_mean.strides()[0]];
+        rm = static_cast<float>((1 - momentum) * rm + momentum * mean);
+      }
+      if (running_var.defined()) {
+        float& rv = running_var.data<float>()[c * running_var.strides()[0]];
+        rv = static_cast<float>((1 - momentum) * rv + momentum * sq / static_cast<double>(count - 1));
+      }
+    } else {
+      mean = value_or(running_mean, c, 0.f);
+      var = value_or(running_var, c, 1.f);
+    }
+    const double scale = value_or(weight, c, 1.f) / std::sqrt(var + eps);
+    const double shift = value_or(bias, c, 0.f);
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t o = (n * channels + c) * inner + i;
+        py[o] = static_cast<float>((px[o] - mean) * scale + shift);
+      }
+  }
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps, bool) {
+  const int64_t cols = check_layer_norm(input, normalized_shape, weight, bias);
+  const int64_t rows = cols == 0 ? 0 : input.numel() / cols;
+  const Tensor x = input.contiguous();
+  const Tensor w = weight.defined() ? weight.contiguous() : weight, b = bias.defined() ? bias.contiguous() : bias;
+  Tensor out = empty(input.sizes());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* px = x.data<float>() + r * cols;
+    float* py = out.data<float>() + r * cols;
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < cols; ++i) sum += px[i];
+    const double mean = sum / static_cast<double>(cols);
+    for (int64_t i = 0; i < cols; ++i) sq += (px[i] - mean) * (px[i] - mean);
+    const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(cols) + eps);
+    for (int64_t i = 0; i < cols; ++i)
+      py[i] = static_cast<float>((px[i] - mean) * inv_std * (w.defined() ? w.data<float>()[i] : 1.f) +
+                                 (b.defined() ? b.data<float>()[i] : 0.f));
+  }
+  return out;
+}
+
+}  // namespace
+
+TVK_REGISTER_OP("aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+                "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+                batch_norm);
+TVK_REGISTER_OP("aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+                "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+                layer_norm);
+
+}  // namespace tvk::ops::cpu

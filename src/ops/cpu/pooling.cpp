@@ -1,0 +1,161 @@
+// Pooling and resizing: max_pool2d, avg_pool2d, adaptive avg/max pooling, nearest upsampling.
+// Inputs are treated as N*C planes of H x W (a (C, H, W) input is one batch).
+#include <cmath>
+#include <limits>
+
+#include "ops/pool_params.h"
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+// Calls fn(plane_in, plane_out) for every plane of a contiguous copy of `input`.
+template <typename F>
+Tensor per_plane(const Tensor& input, const IntList& out_sizes, int64_t planes, int64_t in_plane, int64_t out_plane,
+                 F&& fn) {
+  const Tensor x = input.contiguous();
+  Tensor out = empty(out_sizes);
+  for (int64_t c = 0; c < planes; ++c) fn(x.data<float>() + c * in_plane, out.data<float>() + c * out_plane);
+  return out;
+}
+
+Tensor max_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList padding, IntList dilation,
+                  bool ceil_mode) {
+  const Pool2dParams p = pool2d_params("aten::max_pool2d", self, kernel, stride, padding, dilation, ceil_mode);
+  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
+    for (int64_t oy = 0; oy < p.out_h; ++oy)
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        float best = -std::numeric_limits<float>::infinity();
+        for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+          const int64_t iy = oy * p.stride[0] - p.padding[0] + ky * p.dilation[0];
+          if (iy < 0 || iy >= p.in_h) continue;
+          for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+            const int64_t ix = ox * p.stride[1] - p.padding[1] + kx * p.dilation[1];
+            if (ix < 0 || ix >= p.in_w) continue;
+            const float v = in[iy * p.in_w + ix];
+            if (v > best || std::isnan(v)) best = v;  // NaN wins, as in PyTorch
+          }
+        }
+        out[oy * p.out_w + ox] = best;
+      }
+  });
+}
+
+Tensor avg_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* op = "aten::avg_pool2d";
+  const Pool2dParams p = pool2d_params(op, self, kernel, stride, padding, {1}, ceil_mode);
+  TVK_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor_override must be non-zero");
+  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
+    for (int64_t oy = 0; oy < p.out_h; ++oy)
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        int64_t y0 = oy * p.stride[0] - p.padding[0], x0 = ox * p.stride[1] - p.padding[1];
+        int64_t y1 = std::min(y0 + p.kernel[0], p.in_h + p.padding[0]);
+        int64_t x1 = std::min(x0 + p.kernel[1], p.in_w + p.padding[1]);
+        const int64_t pool_size = (y1 - y0) * (x1 - x0);  // padding counts, the ceil overhang does not
+        y0 = std::max<int64_t>(y0, 0), x0 = std::max<int64_t>(x0, 0);
+        y1 = std::min(y1, p.in_h), x1 = std::min(x1, p.in_w);
+        double sum = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) sum += in[iy * p.in_w + ix];
+        const int64_t divisor = divisor_override ? *divisor_override
+                                : count_include_pad ? pool_size
+                                                    : (y1 - y0) * (x1 - x0);
+        out[oy * p.out_w + ox] = static_cast<float>(sum / static_cast<double>(divisor));
+      }
+  });
+}
+
+Tensor adaptive_avg_pool2d_impl(const char* op, const Tensor& self, const IntList& output_size, bool composite) {
+  const AdaptivePool2dParams p = adaptive_pool2d_params(op, self, output_size, composite);
+  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
+    for (int64_t oy = 0; oy < p.out_h; ++oy)
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        const int64_t y0 = adaptive_start(oy, p.in_h, p.out_h), y1 = adaptive_end(oy, p.in_h, p.out_h);
+        const int64_t x0 = adaptive_start(ox, p.in_w, p.out_w), x1 = adaptive_end(ox, p.in_w, p.out_w);
+        double sum = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) sum += in[iy * p.in_w + ix];
+        out[oy * p.out_w + ox] = static_cast<float>(sum / static_cast<double>((y1 - y0) * (x1 - x0)));
+      }
+  });
+}
+Tensor adaptive_avg_pool2d(const Tensor& self, IntList output_size) {
+  return adaptive_avg_pool2d_impl("aten::adaptive_avg_pool2d", self, output_size, true);
+}
+Tensor adaptive_avg_pool2d_kernel(const Tensor& self, IntList output_size) {
+  return adaptive_avg_pool2d_impl("aten::_adaptive_avg_pool2d", self, output_size, false);
+}
+
+// Values and int64 indices (flat positions within each H x W plane), as PyTorch returns them.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntList output_size) {
+  const AdaptivePool2dParams p = adaptive_pool2d_params("aten::adaptive_max_pool2d", self, output_size);
+  const Tensor x = self.contiguous();
+  Tensor values = empty(p.out_sizes), indices = empty(p.out_sizes, DType::Int64);
+  for (int64_t c = 0; c < p.planes; ++c) {
+    const float* in = x.data<float>() + c * p.in_h * p.in_w;
+    for (int64_t oy = 0; oy < p.out_h; ++oy)
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        const int64_t y0 = adaptive_start(oy, p.in_h, p.out_h), y1 = adaptive_end(oy, p.in_h, p.out_h);
+        const int64_t x0 = adaptive_start(ox, p.in_w, p.out_w), x1 = adaptive_end(ox, p.in_w, p.out_w);
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t best_index = y0 * p.in_w + x0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const float v = in[iy * p.in_w + ix];
+            if (v > best || std::isnan(v)) {
+              best = v;
+              best_index = iy * p.in_w + ix;
+            }
+          }
+        const int64_t o = (c * p.out_h + oy) * p.out_w + ox;
+        values.data<float>()[o] = best;
+        indices.data<int64_t>()[o] = best_index;
+      }
+  }
+  return {values, indices};
+}
+
+Tensor upsample_nearest(const Upsample2dParams& p, const Tensor& self) {
+  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
+    for (int64_t oy = 0; oy < p.out_h; ++oy) {
+      const int64_t iy = std::min<int64_t>(static_cast<int64_t>(std::floor(static_cast<float>(oy) * p.ratio_h)),
+                                           p.in_h - 1);
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        const int64_t ix = std::min<int64_t>(static_cast<int64_t>(std::floor(static_cast<float>(ox) * p.ratio_w)),
+                                             p.in_w - 1);
+        out[oy * p.out_w + ox] = in[iy * p.in_w + ix];
+      }
+    }
+  });
+}
+Tensor upsample_nearest2d(const Tensor& self, IntList output_size, std::optional<double> scales_h,
+                          std::optional<double> scales_w) {
+  return upsample_nearest(upsample_nearest2d_params(self, output_size, scales_h, scales_w), self);
+}
+Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntList> output_size,
+                              std::optional<std::vector<double>> scale_factors) {
+  return upsample_nearest(upsample_nearest2d_vec_params(input, output_size, scale_factors), input);
+}
+
+}  // namespace
+
+TVK_REGISTER_OP("aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+                "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
+                max_pool2d);
+TVK_REGISTER_OP("aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+                "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+                avg_pool2d);
+TVK_REGISTER_OP("aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", adaptive_avg_pool2d);
+TVK_REGISTER_OP("aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
+                adaptive_avg_pool2d_kernel);
+TVK_REGISTER_OP("aten::adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)",
+                adaptive_max_pool2d);
+TVK_REGISTER_OP("aten::upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, "
+                "float? scales_w=None) -> Tensor",
+                upsample_nearest2d);
+TVK_REGISTER_OP("aten::upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
+                upsample_nearest2d_vec);
+
+}  // namespace tvk::ops::cpu

@@ -1,0 +1,78 @@
+// Reductions: mean (all dims or a list), softmax and log_softmax along one dim.
+#include <cmath>
+#include <limits>
+
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+#include "ops/view_geometry.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+Tensor mean_impl(const char* op, const Tensor& self, const std::optional<IntList>& dims, bool keepdim,
+                 std::optional<int64_t> dtype) {
+  check_float(op, self);
+  check_float_dtype_arg(op, dtype);
+  const ReducePlan plan = plan_reduce(op, self, dims, keepdim);
+  // Kept dims first, reduced dims last: each output element is the mean of one row.
+  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
+  Tensor out = empty(plan.out_sizes);
+  const float* in = rows.data<float>();
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    double sum = 0;
+    for (int64_t c = 0; c < plan.cols; ++c) sum += in[r * plan.cols + c];
+    out.data<float>()[r] = static_cast<float>(sum / static_cast<double>(plan.cols));
+  }
+  return out;
+}
+Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
+  return mean_impl("aten::mean", self, dim, keepdim, dtype);
+}
+Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) {
+  return mean_impl("aten::mean", self, std::nullopt, false, dtype);
+}
+
+// Softmax over `dim` viewed as [outer, size, inner]; log form subtracts log(sum) instead of dividing.
+Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool log) {
+  check_float(op, self);
+  const int64_t d = wrap_dim(op, dim, self.dim());
+  const Tensor x = self.contiguous();
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  const int64_t outer = size * inner == 0 ? 0 : self.numel() / (size * inner);
+  Tensor out = empty(self.sizes());
+  const float* in = x.data<float>();
+  float* po = out.data<float>();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * size * inner + i;
+      float max = -std::numeric_limits<float>::infinity();
+      for (int64_t k = 0; k < size; ++k) max = std::max(max, in[base + k * inner]);
+      double sum = 0;
+      for (int64_t k = 0; k < size; ++k) sum += std::exp(static_cast<double>(in[base + k * inner]) - max);
+      for (int64_t k = 0; k < size; ++k) {
+        const double shifted = static_cast<double>(in[base + k * inner]) - max;
+        po[base + k * inner] = static_cast<float>(log ? shifted - std::log(sum) : std::exp(shifted) / sum);
+      }
+    }
+  return out;
+}
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  check_float_dtype_arg("aten::softmax", dtype);
+  return softmax_impl("aten::softmax", self, dim, false);
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  check_float_dtype_arg("aten::log_softmax", dtype);
+  return softmax_impl("aten::log_softmax", self, dim, true);
+}
+
+}  // namespace
+
+TVK_REGISTER_OP("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                mean_dim);
+TVK_REGISTER_OP("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", mean_all);
+TVK_REGISTER_OP("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", softmax);
+TVK_REGISTER_OP("aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", log_softmax);
+
+}  // namespace tvk::ops::cpu

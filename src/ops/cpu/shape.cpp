@@ -1,0 +1,117 @@
+// Shape and view ops: view, reshape, flatten, unsqueeze, select, slice, transpose(_), permute, t,
+// expand, contiguous, cat. On the CPU they return real views sharing storage, as PyTorch does.
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+#include "ops/view_geometry.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+Tensor view(const Tensor& self, IntList size) {
+  const IntList shape = infer_size("aten::view", std::move(size), self.numel());
+  const auto strides = view_strides(self.sizes(), self.strides(), shape);
+  TVK_CHECK(strides.has_value(), "aten::view: the strides ", shape_string(self.strides()), " of the input ",
+            self.shape_string(), " cannot be viewed as ", shape_string(shape), "; use reshape");
+  return self.as_strided(shape, *strides, self.storage_offset());
+}
+
+// A view when the layout allows one, else a contiguous copy.
+Tensor reshape(const Tensor& self, IntList shape) {
+  shape = infer_size("aten::reshape", std::move(shape), self.numel());
+  if (auto strides = view_strides(self.sizes(), self.strides(), shape))
+    return self.as_strided(shape, *strides, self.storage_offset());
+  return self.contiguous().view(shape);
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  const IntList sizes = flatten_sizes(self, start_dim, end_dim);
+  if (sizes == self.sizes()) return self;
+  return reshape(self, sizes);
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) { return as_view(self, unsqueeze_geometry(self, dim)); }
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  return as_view(self, select_geometry(self, dim, index));
+}
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step) {
+  return as_view(self, slice_geometry(self, dim, start, end, step));
+}
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return as_view(self, transpose_geometry("aten::transpose", self, dim0, dim1));
+}
+// tvk tensors are values, so "in place" means: the result is self's storage with the new
+// geometry; callers use the returned tensor (as TorchScript's interpreter does).
+Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return as_view(self, transpose_geometry("aten::transpose_", self, dim0, dim1));
+}
+Tensor permute(const Tensor& self, IntList dims) { return as_view(self, permute_geometry(self, dims)); }
+Tensor t(const Tensor& self) { return as_view(self, t_geometry(self)); }
+
+Tensor expand(const Tensor& self, IntList size, bool) {
+  const size_t shift = size.size() - std::min<size_t>(size.size(), static_cast<size_t>(self.dim()));
+  for (size_t i = shift; i < size.size(); ++i)
+    if (size[i] == -1) size[i] = self.sizes()[i - shift];
+  return as_view(self, expand_geometry("aten::expand", self, size));
+}
+
+// memory_format 0 is contiguous_format; channels_last (2) is accepted and also returns a
+// row-major tensor (same values, tvk kernels do not depend on the layout).
+Tensor contiguous(const Tensor& self, int64_t memory_format) {
+  TVK_CHECK(memory_format == 0 || memory_format == 2, "aten::contiguous: memory_format ", memory_format,
+            " is not supported (0 = contiguous_format, 2 = channels_last)");
+  return self.contiguous();
+}
+
+Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim) {
+  const CatPlan plan = plan_cat(op, tensors, dim);
+  Tensor out = empty(plan.out_sizes);
+  int64_t start = 0;
+  for (const Tensor& t : plan.inputs) {
+    const int64_t len = t.sizes()[plan.dim];
+    const Tensor dst = as_view(out, slice_geometry(out, plan.dim, start, start + len, 1));
+    float* pd = dst.data<float>();
+    const float* ps = t.data<float>();
+    // Copy element by element through both views' strides.
+    const IntList& sizes = t.sizes();
+    IntList index(sizes.size(), 0);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      int64_t od = 0, os = 0;
+      for (size_t d = 0; d < sizes.size(); ++d) {
+        od += index[d] * dst.strides()[d];
+        os += index[d] * t.strides()[d];
+      }
+      pd[od] = ps[os];
+      for (size_t d = sizes.size(); d-- > 0;) {
+        if (++index[d] < sizes[d]) break;
+        index[d] = 0;
+      }
+    }
+    start += len;
+  }
+  return out;
+}
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::cat", tensors, dim); }
+Tensor cat_underscore(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::_cat", tensors, dim); }
+
+}  // namespace
+
+TVK_REGISTER_OP("aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", view);
+TVK_REGISTER_OP("aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", reshape);
+TVK_REGISTER_OP("aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", flatten);
+TVK_REGISTER_OP("aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", unsqueeze);
+TVK_REGISTER_OP("aten::select.int(Tensor(a) self, int dim, int index) -> Tensor(a)", select);
+TVK_REGISTER_OP("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+                "SymInt step=1) -> Tensor(a)",
+                slice);
+TVK_REGISTER_OP("aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose);
+TVK_REGISTER_OP("aten::transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", transpose_);
+TVK_REGISTER_OP("aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute);
+TVK_REGISTER_OP("aten::t(Tensor(a) self) -> Tensor(a)", t);
+TVK_REGISTER_OP("aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand);
+TVK_REGISTER_OP("aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+                contiguous);
+TVK_REGISTER_OP("aten::cat(Tensor[] tensors, int dim=0) -> Tensor", cat);
+TVK_REGISTER_OP("aten::_cat(Tensor[] tensors, int dim=0) -> Tensor", cat_underscore);
+
+}  // namespace tvk::ops::cpu

@@ -1,0 +1,34 @@
+// The geometry (sizes, strides, offset) of PyTorch's view ops, computed once for both backends:
+// the CPU kernels return it as a real view, the Vulkan kernels copy it into a new contiguous
+// tensor (Vulkan tensors are always contiguous).
+#pragma once
+
+#include <optional>
+
+#include "tvk/tensor.h"
+
+namespace tvk::ops {
+
+struct ViewGeometry {
+  IntList sizes;
+  IntList strides;
+  int64_t offset = 0;
+};
+
+ViewGeometry geometry_of(const Tensor& t);
+ViewGeometry select_geometry(const Tensor& t, int64_t dim, int64_t index);
+ViewGeometry slice_geometry(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                            int64_t step);
+ViewGeometry transpose_geometry(const char* op, const Tensor& t, int64_t dim0, int64_t dim1);
+ViewGeometry permute_geometry(const Tensor& t, const IntList& dims);
+ViewGeometry unsqueeze_geometry(const Tensor& t, int64_t dim);
+ViewGeometry t_geometry(const Tensor& t);
+// Broadcast of `t` to `sizes` (stride 0 on expanded dims), as expand() would view it.
+ViewGeometry expand_geometry(const char* op, const Tensor& t, const IntList& sizes);
+// The shape flatten(start_dim, end_dim) gives `t`.
+IntList flatten_sizes(const Tensor& t, int64_t start_dim, int64_t end_dim);
+
+// A CPU view of `t` with geometry `g`.
+inline Tensor as_view(const Tensor& t, const ViewGeometry& g) { return t.as_strided(g.sizes, g.strides, g.offset); }
+
+}  // namespace tvk::ops

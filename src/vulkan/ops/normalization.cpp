@@ -1,0 +1,58 @@
+// Vulkan normalization (shaders batch_norm.glsl, layer_norm.glsl): inference batch_norm with
+// running statistics, and layer_norm over the trailing dims.
+#include "ops/norm_params.h"
+#include "ops/registry.h"
+#include "vulkan/ops/shader_dispatch.h"
+
+namespace tvk::vulkan {
+namespace {
+
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double, double eps, bool) {
+  const char* op = "aten::batch_norm";
+  const int64_t channels = ops::check_batch_norm(input, weight, bias, running_mean, running_var);
+  TVK_CHECK(!training, op, ": training mode is not supported on Vulkan (tvk runs inference; call eval())");
+  TVK_CHECK(running_mean.defined() && running_var.defined(), op,
+            ": running_mean and running_var must be defined when training is false");
+  check_vulkan_float(op, input, "input");
+  for (const Tensor* t : {&weight, &bias, &running_mean, &running_var})
+    if (t->defined()) check_vulkan_float(op, *t, "per-channel tensor");
+  Tensor out = empty_vulkan(input.sizes());
+  const int64_t inner = channels * input.sizes()[0] == 0 ? 1 : input.numel() / (channels * input.sizes()[0]);
+  struct {
+    uint32_t numel, channels, inner, has_weight, has_bias;
+    float eps;
+  } params{static_cast<uint32_t>(input.numel()), static_cast<uint32_t>(channels), static_cast<uint32_t>(inner),
+           weight.defined() ? 1u : 0u, bias.defined() ? 1u : 0u, static_cast<float>(eps)};
+  launch(ShaderLaunch{"batch_norm", elementwise_global(input.numel()), {64, 1, 1}, {}},
+         {out, input, weight.defined() ? weight : running_mean, bias.defined() ? bias : running_mean, running_mean,
+          running_var},
+         params);
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps, bool) {
+  const char* op = "aten::layer_norm";
+  const int64_t cols = ops::check_layer_norm(input, normalized_shape, weight, bias);
+  check_vulkan_float(op, input, "input");
+  for (const Tensor* t : {&weight, &bias})
+    if (t->defined()) check_vulkan_float(op, *t, "weight/bias");
+  const int64_t rows = cols == 0 ? 0 : input.numel() / cols;
+  Tensor out = empty_vulkan(input.sizes());
+  struct {
+    uint32_t rows, cols, has_weight, has_bias;
+    float eps;
+  } params{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), weight.defined() ? 1u : 0u,
+           bias.defined() ? 1u : 0u, static_cast<float>(eps)};
+  launch(ShaderLaunch{"layer_norm", elementwise_global(rows), {64, 1, 1}, {}},
+         {out, input, weight.defined() ? weight : input, bias.defined() ? bias : input}, params);
+  return out;
+}
+
+}  // namespace
+
+TVK_REGISTER_VULKAN_KERNEL("aten::batch_norm", batch_norm);
+TVK_REGISTER_VULKAN_KERNEL("aten::layer_norm", layer_norm);
+
+}  // namespace tvk::vulkan

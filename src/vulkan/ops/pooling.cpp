@@ -1,0 +1,118 @@
+// Vulkan pooling and resizing (shaders pool2d.glsl, adaptive_{avg,max}_pool2d.glsl,
+// upsample_nearest2d.glsl), sharing the checked geometry of ops/pool_params.h.
+#include "ops/pool_params.h"
+#include "ops/registry.h"
+#include "vulkan/ops/shader_dispatch.h"
+
+namespace tvk::vulkan {
+namespace {
+
+enum PoolMode : uint32_t { kMax = 0, kAvg = 1 };  // pool2d.glsl MODE
+
+struct PoolParams {
+  int32_t in_w, in_h, out_w, out_h;
+  int32_t planes, kernel_w, kernel_h, stride_w;
+  int32_t stride_h, pad_w, pad_h, dilation_w;
+  int32_t dilation_h, count_include_pad, divisor_override;
+};
+
+struct PlaneParams {  // adaptive pools
+  int32_t in_w, in_h, out_w, out_h, planes;
+};
+
+std::array<uint32_t, 3> plane_grid(int64_t out_w, int64_t out_h, int64_t planes) {
+  return {static_cast<uint32_t>(out_w), static_cast<uint32_t>(out_h), static_cast<uint32_t>(planes)};
+}
+
+Tensor pool2d(const char* op, PoolMode mode, const Tensor& self, const ops::Pool2dParams& p, bool count_include_pad,
+              int64_t divisor_override) {
+  check_vulkan_float(op, self);
+  Tensor out = empty_vulkan(p.out_sizes);
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  const PoolParams params{i32(p.in_w), i32(p.in_h), i32(p.out_w), i32(p.out_h),
+                          i32(p.planes), i32(p.kernel[1]), i32(p.kernel[0]), i32(p.stride[1]),
+                          i32(p.stride[0]), i32(p.padding[1]), i32(p.padding[0]), i32(p.dilation[1]),
+                          i32(p.dilation[0]), count_include_pad ? 1 : 0, i32(divisor_override)};
+  launch(grid_launch("pool2d", plane_grid(p.out_w, p.out_h, p.planes), {mode}), {out, self}, params);
+  return out;
+}
+
+Tensor max_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList padding, IntList dilation,
+                  bool ceil_mode) {
+  const char* op = "aten::max_pool2d";
+  return pool2d(op, kMax, self, ops::pool2d_params(op, self, kernel, stride, padding, dilation, ceil_mode), false, 0);
+}
+
+Tensor avg_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* op = "aten::avg_pool2d";
+  const ops::Pool2dParams p = ops::pool2d_params(op, self, kernel, stride, padding, {1}, ceil_mode);
+  TVK_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor_override must be non-zero");
+  return pool2d(op, kAvg, self, p, count_include_pad, divisor_override.value_or(0));
+}
+
+PlaneParams plane_params(const char* op, const ops::AdaptivePool2dParams& p) {
+  return {to_i32(op, p.in_w), to_i32(op, p.in_h), to_i32(op, p.out_w), to_i32(op, p.out_h), to_i32(op, p.planes)};
+}
+
+Tensor adaptive_avg_pool2d_impl(const char* op, const Tensor& self, const IntList& output_size, bool composite) {
+  const ops::AdaptivePool2dParams p = ops::adaptive_pool2d_params(op, self, output_size, composite);
+  check_vulkan_float(op, self);
+  Tensor out = empty_vulkan(p.out_sizes);
+  launch(grid_launch("adaptive_avg_pool2d", plane_grid(p.out_w, p.out_h, p.planes)), {out, self}, plane_params(op, p));
+  return out;
+}
+Tensor adaptive_avg_pool2d(const Tensor& self, IntList output_size) {
+  return adaptive_avg_pool2d_impl("aten::adaptive_avg_pool2d", self, output_size, true);
+}
+Tensor adaptive_avg_pool2d_kernel(const Tensor& self, IntList output_size) {
+  return adaptive_avg_pool2d_impl("aten::_adaptive_avg_pool2d", self, output_size, false);
+}
+
+// Indices are an int64 Vulkan tensor, like PyTorch's; the shader writes them as 32-bit pairs.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntList output_size) {
+  const char* op = "aten::adaptive_max_pool2d";
+  const ops::AdaptivePool2dParams p = ops::adaptive_pool2d_params(op, self, output_size);
+  check_vulkan_float(op, self);
+  Tensor values = empty_vulkan(p.out_sizes);
+  Tensor indices = empty(p.out_sizes, DType::Int64, tvk::Device::Vulkan);
+  launch(grid_launch("adaptive_max_pool2d", plane_grid(p.out_w, p.out_h, p.planes)), {values, indices, self},
+         plane_params(op, p));
+  return {values, indices};
+}
+
+struct UpsampleParams {
+  int32_t in_w, in_h, out_w, out_h, planes;
+  float ratio_w, ratio_h;
+};
+
+Tensor upsample(const char* op, const ops::Upsample2dParams& p, const Tensor& self) {
+  check_vulkan_float(op, self);
+  Tensor out = empty_vulkan(p.out_sizes);
+  const UpsampleParams params{to_i32(op, p.in_w), to_i32(op, p.in_h), to_i32(op, p.out_w), to_i32(op, p.out_h),
+                              to_i32(op, p.planes), p.ratio_w, p.ratio_h};
+  launch(grid_launch("upsample_nearest2d", plane_grid(p.out_w, p.out_h, p.planes)), {out, self}, params);
+  return out;
+}
+Tensor upsample_nearest2d(const Tensor& self, IntList output_size, std::optional<double> scales_h,
+                          std::optional<double> scales_w) {
+  return upsample("aten::upsample_nearest2d", ops::upsample_nearest2d_params(self, output_size, scales_h, scales_w),
+                  self);
+}
+Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntList> output_size,
+                              std::optional<std::vector<double>> scale_factors) {
+  return upsample("aten::upsample_nearest2d.vec", ops::upsample_nearest2d_vec_params(input, output_size, scale_factors),
+                  input);
+}
+
+}  // namespace
+
+TVK_REGISTER_VULKAN_KERNEL("aten::max_pool2d", max_pool2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::avg_pool2d", avg_pool2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::adaptive_avg_pool2d", adaptive_avg_pool2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::_adaptive_avg_pool2d", adaptive_avg_pool2d_kernel);
+TVK_REGISTER_VULKAN_KERNEL("aten::adaptive_max_pool2d", adaptive_max_pool2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::upsample_nearest2d", upsample_nearest2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::upsample_nearest2d.vec", upsample_nearest2d_vec);
+
+}  // namespace tvk::vulkan

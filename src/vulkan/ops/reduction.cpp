@@ -1,0 +1,65 @@
+// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl): mean over dims (reduced dims are
+// permuted to the end first when they are not already there), softmax and log_softmax.
+#include "ops/registry.h"
+#include "ops/view_geometry.h"
+#include "vulkan/ops/shader_dispatch.h"
+#include "vulkan/ops/strided_copy.h"
+
+namespace tvk::vulkan {
+namespace {
+
+bool is_identity(const IntList& order) {
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+Tensor mean_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
+  const char* op = "aten::mean";
+  check_vulkan_float(op, self);
+  ops::check_float_dtype_arg(op, dtype);
+  const ops::ReducePlan plan = ops::plan_reduce(op, self, dims, keepdim);
+  const Tensor rows =
+      is_identity(plan.order) ? self : materialize(op, self, ops::permute_geometry(self, plan.order));
+  Tensor out = empty_vulkan(plan.out_sizes);
+  struct {
+    uint32_t rows, cols;
+  } params{static_cast<uint32_t>(plan.rows), static_cast<uint32_t>(plan.cols)};
+  launch(ShaderLaunch{"reduce_mean", elementwise_global(plan.rows), {64, 1, 1}, {}}, {out, rows}, params);
+  return out;
+}
+Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
+  return mean_impl(self, dim, keepdim, dtype);
+}
+Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) { return mean_impl(self, std::nullopt, false, dtype); }
+
+Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> dtype, bool log) {
+  check_vulkan_float(op, self);
+  ops::check_float_dtype_arg(op, dtype);
+  const int64_t d = ops::wrap_dim(op, dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  const int64_t outer = size * inner == 0 ? 0 : self.numel() / (size * inner);
+  Tensor out = empty_vulkan(self.sizes());
+  struct {
+    uint32_t outer, size, inner;
+  } params{static_cast<uint32_t>(outer), static_cast<uint32_t>(size), static_cast<uint32_t>(inner)};
+  launch(ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {log ? 1u : 0u}}, {out, self}, params);
+  return out;
+}
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  return softmax_impl("aten::softmax", self, dim, dtype, false);
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  return softmax_impl("aten::log_softmax", self, dim, dtype, true);
+}
+
+}  // namespace
+
+TVK_REGISTER_VULKAN_KERNEL("aten::mean.dim", mean_dim);
+TVK_REGISTER_VULKAN_KERNEL("aten::mean", mean_all);
+TVK_REGISTER_VULKAN_KERNEL("aten::softmax.int", softmax);
+TVK_REGISTER_VULKAN_KERNEL("aten::log_softmax.int", log_softmax);
+
+}  // namespace tvk::vulkan

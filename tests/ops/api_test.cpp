@@ -1,0 +1,95 @@
+// The typed op API (tvk::conv2d, tvk::cat, ...) on both backends, CPU view semantics (results
+// share storage, strided inputs work), the channel-shuffle pattern of ShuffleNet, and invalid
+// inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
+#include "ops/registry.h"
+#include "support/test_support.h"
+
+using namespace tvk;
+using testing_support::max_abs_diff;
+
+TEST(OpsApi, CpuViewOpsShareStorage) {
+  Tensor x = randn({2, 3, 4}, 1);
+  for (const Tensor& v : {select(x, 1, 2), slice(x, 2, 1, 3), transpose(x, 0, 2), permute(x, {2, 0, 1}),
+                          unsqueeze(x, 1), view(x, {6, 4}), flatten(x, 1), t(select(x, 0, 1)), expand(unsqueeze(x, 0), {5, 2, 3, 4})})
+    EXPECT_EQ(v.storage(), x.storage());
+  Tensor s = select(x, 1, 2);
+  EXPECT_EQ(s.sizes(), (IntList{2, 4}));
+  EXPECT_EQ(s.data<float>()[s.stride(0) * 1 + 3], x.data<float>()[1 * 12 + 2 * 4 + 3]);
+  // reshape of a non-viewable layout copies; of a viewable one it does not.
+  Tensor tr = transpose(x, 1, 2);
+  EXPECT_NE(reshape(tr, {2, 12}).storage(), x.storage());
+  EXPECT_EQ(reshape(tr, {2, 4, 3}).storage(), x.storage());
+  EXPECT_THROW(view(tr, {2, 12}), Error);
+}
+
+TEST(OpsApi, StridedCpuInputsMatchContiguousOnes) {
+  Tensor x = randn({1, 6, 9, 7}, 2);
+  Tensor strided = transpose(transpose(x, 2, 3).contiguous(), 2, 3);  // same values, other strides
+  ASSERT_FALSE(strided.is_contiguous());
+  Tensor w = randn({4, 6, 3, 3}, 3);
+  EXPECT_EQ(max_abs_diff(conv2d(strided, w), conv2d(x, w)), 0);
+  EXPECT_EQ(max_abs_diff(max_pool2d(strided, {3, 3}, {2, 2}), max_pool2d(x, {3, 3}, {2, 2})), 0);
+  EXPECT_EQ(max_abs_diff(mean(strided, {2, 3}), mean(x, {2, 3})), 0);
+  EXPECT_EQ(max_abs_diff(cat({strided, x}, 1), cat({x, x}, 1)), 0);
+  EXPECT_EQ(max_abs_diff(linear(transpose(x, 2, 3), randn({5, 9}, 4)), linear(transpose(x, 2, 3).contiguous(), randn({5, 9}, 4))), 0);
+}
+
+// ShuffleNet's channel shuffle: view -> transpose -> contiguous -> view.
+TEST(OpsApi, ChannelShuffleMatchesOnVulkan) {
+  TVK_NEED_VULKAN();
+  auto shuffle = [](const Tensor& x, int64_t groups) {
+    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+    Tensor y = transpose(view(x, {n, groups, c / groups, h, w}), 1, 2);
+    return view(call_op("aten::contiguous", {y}).toTensor(), {n, c, h, w});
+  };
+  Tensor x = randn({2, 12, 5, 7}, 5);
+  Tensor gpu = shuffle(x.vulkan(), 3);
+  EXPECT_EQ(gpu.device(), Device::Vulkan);
+  EXPECT_EQ(max_abs_diff(gpu, shuffle(x, 3)), 0);
+}
+
+TEST(OpsApi, TypedCallsRunOnVulkan) {
+  TVK_NEED_VULKAN();
+  Tensor x = randn({2, 3, 9, 8}, 6), w = randn({8, 3, 3, 3}, 7), b = randn({8}, 8);
+  auto agree = [](const Tensor& gpu, const Tensor& cpu) {
+    EXPECT_EQ(gpu.device(), Device::Vulkan);
+    EXPECT_LE(max_abs_diff(gpu, cpu), 1e-4 * std::max(1.0, testing_support::max_abs(cpu)));
+  };
+  agree(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}), conv2d(x, w, b, {2}, {1}));
+  agree(hardswish(batch_norm(x.vulkan(), {}, {}, randn({3}, 9).vulkan(), ones({3}).vulkan())),
+        hardswish(batch_norm(x, {}, {}, randn({3}, 9), ones({3}))));
+  agree(adaptive_avg_pool2d(x.vulkan(), {1, 1}), adaptive_avg_pool2d(x, {1, 1}));
+  agree(addmm(b.vulkan(), randn({4, 5}, 10).vulkan(), randn({5, 8}, 11).vulkan(), 0.5, 2),
+        addmm(b, randn({4, 5}, 10), randn({5, 8}, 11), 0.5, 2));
+  agree(softmax(flatten(x.vulkan(), 1), -1), softmax(flatten(x, 1), -1));
+  agree(upsample_nearest2d(x.vulkan(), std::nullopt, std::vector<double>{2.0, 1.5}),
+        upsample_nearest2d(x, std::nullopt, std::vector<double>{2.0, 1.5}));
+  auto [values, indices] = adaptive_max_pool2d(x.vulkan(), {2, 3});
+  auto [cpu_values, cpu_indices] = adaptive_max_pool2d(x, {2, 3});
+  agree(values, cpu_values);
+  EXPECT_EQ(indices.dtype(), DType::Int64);
+  Tensor gi = indices.cpu();
+  for (int64_t i = 0; i < gi.numel(); ++i) EXPECT_EQ(gi.data<int64_t>()[i], cpu_indices.data<int64_t>()[i]);
+}
+
+TEST(OpsApi, InvalidInputsThrow) {
+  std::vector<Device> devices{Device::CPU};
+  if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+  for (Device d : devices) {
+    auto on = [d](const Tensor& t) { return t.to(d); };
+    EXPECT_THROW(conv2d(on(randn({3, 224})), on(randn({4, 3, 3, 3}))), Error);
+    EXPECT_THROW(conv2d(on(randn({1, 6, 8, 8})), on(randn({4, 4, 3, 3})), {}, {1}, {0}, {1}, 4), Error);
+    EXPECT_THROW(select(on(randn({2, 3})), 2, 0), Error);
+    EXPECT_THROW(cat({on(randn({2, 3})), on(randn({3, 4}))}, 0), Error);
+    EXPECT_THROW(mm(on(randn({2, 3})), on(randn({4, 2}))), Error);
+    EXPECT_THROW(max_pool2d(on(randn({1, 1, 4, 4})), {2, 2}, {2, 2}, {3, 3}), Error);
+    EXPECT_THROW(mean(on(randn({2, 3})), {0, 0}), Error);
+    EXPECT_THROW(batch_norm(on(randn({2, 3, 4})), {}, {}, on(randn({4})), on(ones({4}))), Error);
+  }
+  try {
+    conv2d(randn({3, 224, 224}).view({1, 3, 224, 224}).view({3, 224, 224}), randn({4, 3, 3, 3}), {}, {1}, {0}, {1}, 2);
+    FAIL() << "groups 2 with 3 input channels should throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("aten::conv2d"), std::string::npos) << e.what();
+  }
+}

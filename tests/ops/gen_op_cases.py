@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+"""Writes the op test cases: inputs and PyTorch's outputs for every op tvk implements.
+
+Run by CTest (fixture OpCases.generate) with Debian's torch 1.13 as
+    /usr/bin/python3 gen_op_cases.py OUT_DIR
+OUT_DIR/manifest.txt lists the cases, one token-separated line per item:
+    case <schema name> <case name>
+    arg tensor <file> <f32|i64|bool> <rank> <sizes...> | arg tensors <n> (<file> <dtype> <rank> <sizes...>)*
+    arg int <v> | arg float <v> | arg bool <0|1> | arg none | arg str <s> | arg device cpu
+    arg ints <n> <v...> | arg floats <n> <v...>
+    out tensor ... | out int <v> | out float <v> | out ints <n> <v...>
+    out meta <dtype> <rank> <sizes...> <strides...>     (uninitialised tensors: shape and strides only)
+    expect_error <what PyTorch said>                    (instead of out lines: the call must throw)
+    end
+Tensor files hold raw little-endian data, row-major. Without torch the manifest holds one line,
+"no-torch <reason>", and the C++ tests skip (or fail under TVK_REQUIRE_VULKAN=1).
+"""
+import os
+import sys
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: gen_op_cases.py OUT_DIR")
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    for name in os.listdir(out_dir):
+        if name.endswith(".bin"):
+            os.remove(os.path.join(out_dir, name))
+    manifest = os.path.join(out_dir, "manifest.txt")
+    try:
+        import torch
+    except ImportError as e:
+        with open(manifest, "w") as f:
+            f.write(f"no-torch {sys.executable} cannot import torch: {e}\n".replace("\n", " ") + "\n")
+        print(f"no torch in {sys.executable}; wrote an empty manifest")
+        return
+    cases = Cases(torch, out_dir)
+    generate(torch, cases)
+    with open(manifest, "w") as f:
+        f.write("\n".join(cases.lines) + "\n")
+    print(f"{cases.count} cases for {len(cases.per_op)} ops in {manifest}")
+
+
+class Cases:
+    def __init__(self, torch, out_dir):
+        self.torch = torch
+        self.out_dir = out_dir
+        self.lines = []
+        self.count = 0
+        self.files = 0
+        self.per_op = {}
+
+    def _tensor(self, t):
+        torch = self.torch
+        t = t.detach().contiguous()
+        code = {torch.float32: "f32", torch.int64: "i64", torch.bool: "bool"}[t.dtype]
+        name = f"t{self.files:06d}.bin"
+        self.files += 1
+        with open(os.path.join(self.out_dir, name), "wb") as f:
+            f.write(t.numpy().astype(t.numpy().dtype.newbyteorder("<")).tobytes())
+        return f"{name} {code} {t.dim()} " + " ".join(str(s) for s in t.shape)
+
+    def _encode(self, v):
+        torch = self.torch
+        if v is None:
+            return "none"
+        if isinstance(v, torch.Tensor):
+            return "tensor " + self._tensor(v)
+        if isinstance(v, bool):
+            return f"bool {int(v)}"
+        if isinstance(v, int):
+            return f"int {v}"
+        if isinstance(v, float):
+            return f"float {v!r}"
+        if isinstance(v, str):
+            return f"str {v}"
+        if isinstance(v, torch.device):
+            return "device cpu"
+        if isinstance(v, (list, tuple)):
+            if all(isinstance(x, torch.Tensor) for x in v) and v:
+                return f"tensors {len(v)} " + " ".join(self._tensor(x) for x in v)
+            if all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+                return f"ints {len(v)} " + " ".join(str(x) for x in v)
+            if all(isinstance(x, float) for x in v):
+                return f"floats {len(v)} " + " ".join(repr(x) for x in v)
+        raise TypeError(f"cannot encode {v!r}")
+
+    def _output(self, r, meta):
+        torch = self.torch
+        if isinstance(r, tuple):
+            return [self._output(x, meta)[0] for x in r]
+        if isinstance(r, torch.Tensor):
+            if meta:
+                code = {torch.float32: "f32", torch.int64: "i64", torch.bool: "bool"}[r.dtype]
+                return [f"meta {code} {r.dim()} " + " ".join(str(s) for s in list(r.shape) + list(r.stride()))]
+            return ["tensor " + self._tensor(r)]
+        return [self._encode(r)]
+
+    def _call(self, op, args, ref):
+        """Runs PyTorch's op on copies of the args (in-place ops must not touch the saved inputs)."""
+        torch = self.torch
+        copied = [a.clone() if isinstance(a, torch.Tensor) else
+                  [x.clone() for x in a] if isinstance(a, list) and a and isinstance(a[0], torch.Tensor) else a
+                  for a in args]
+        if ref is not None:
+            return ref(*copied)
+        base, _, overload = op[len("aten::"):].partition(".")
+        schema = [s for s in torch._C._jit_get_schemas_for_operator(op.partition(".")[0])
+                  if s.overload_name == overload][0]
+        fn = getattr(getattr(torch.ops.aten, base), overload or "default")
+        pos, kw = [], {}
+        for a, value in zip(schema.arguments, copied):
+            if a.kwarg_only:
+                kw[a.name] = value
+            else:
+                pos.append(value)
+        return fn(*pos, **kw)
+
+    def add(self, op, *args, ref=None, meta=False):
+        """A case: `args` positional in schema order (kwarg-only ones too); `ref` computes
+        PyTorch's result when the aten op itself cannot be called by name."""
+        result = self._call(op, args, ref)
+        n = self.per_op.get(op, 0)
+        self.per_op[op] = n + 1
+        self.count += 1
+        self.lines.append(f"case {op} {op.replace('aten::', '')}#{n}")
+        self.lines += ["arg " + self._encode(a) for a in args]
+        self.lines += ["out " + o for o in self._output(result, meta)]
+        self.lines.append("end")
+
+    def error(self, op, *args, ref=None):
+        """An invalid call: PyTorch must raise, and so must tvk on every backend."""
+        try:
+            self._call(op, args, ref)
+        except Exception as e:  # PyTorch raises RuntimeError, IndexError, ValueError...
+            message = " ".join(str(e).split())[:120]
+        else:
+            raise AssertionError(f"PyTorch accepted the invalid case {op} {args}")
+        n = self.per_op.get(op, 0)
+        self.per_op[op] = n + 1
+        self.count += 1
+        self.lines.append(f"case {op} {op.replace('aten::', '')}#{n}-error")
+        self.lines += ["arg " + self._encode(a) for a in args]
+        self.lines.append(f"expect_error {message}")
+        self.lines.append("end")
+
+
+def generate(torch, c):
+    torch.manual_seed(1234)
+    r = torch.randn
+    INT64_MAX = 9223372036854775807
+
+    # ---- elementwise (shapes: 0-D, odd sizes, batch 1 and > 1, empty) ----
+    shapes = [(), (1,), (7,), (3, 5), (2, 3, 5, 7), (1, 13, 9, 11), (4, 6, 1, 3), (2, 5, 3), (3, 1, 4, 1), (0, 3)]
+    unary = ["relu", "relu6", "sigmoid", "tanh", "hardswish", "hardsigmoid", "silu"]
+    for s in shapes:
+        x = r(s) * 4
+        for name in unary:
+            c.add(f"aten::{name}", x)
+            c.add(f"aten::{name}_", x)
+        c.add("aten::gelu", x, "none")
+        c.add("aten::gelu", x, "tanh")
+        c.add("aten::clamp", x, -0.5, 1.25)
+        c.add("aten::clamp", x, None, 0.3)
+        c.add("aten::hardtanh", x, -1, 1)
+        c.add("aten::hardtanh_", x, 0.0, 6.0)
+        c.add("aten::add.Scalar", x, 2.5, -0.5)
+        c.add("aten::sub.Scalar", x, 1.5, 2)
+        c.add("aten::mul.Scalar", x, -1.75)
+        c.add("aten::div.Scalar", x, 3.0)
+        c.add("aten::dropout", x, 0.2, False)
+        c.add("aten::feature_dropout", x, 0.5, False)
+    binary_shapes = [((2, 3, 5, 7), (2, 3, 5, 7)), ((2, 3, 5, 7), (7,)), ((2, 3, 5, 7), (3, 1, 1)), ((1, 5), (4, 1)),
+                     ((), (3, 3)), ((6,), ()), ((2, 1, 4), (1, 3, 1)), ((0, 2), (2,)), ((1, 13, 9, 11), (1, 13, 1, 1)),
+                     ((5, 1), (5, 1))]
+    for sa, sb in binary_shapes:
+        a, b = r(sa), r(sb)
+        c.add("aten::add.Tensor", a, b, 0.5)
+        c.add("aten::sub.Tensor", a, b, 2)
+        c.add("aten::mul.Tensor", a, b)
+        c.add("aten::div.Tensor", a, b.abs() + 0.5)
+        out_shape = torch.broadcast_shapes(sa, sb)
+        if tuple(out_shape) == tuple(sa):
+            c.add("aten::add_.Tensor", a, b, 1.5)
+    c.error("aten::add.Tensor", r(2, 3), r(4))
+    c.error("aten::add_.Tensor", r(3), r(2, 3))
+    c.error("aten::clamp", r(3), None, None)
+    c.error("aten::gelu", r(3), "fast")
+
+    # ---- convolution ----
+    conv_cases = [  # (input, weight, bias?, stride, padding, dilation, groups)
+        ((1, 3, 7, 9), (5, 3, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        ((2, 6, 11, 8), (10, 6, 3, 3), False, [2, 2], [0, 0], [1, 1], 1),
+        ((1, 4, 13, 10), (6, 4, 3, 3), True, [1, 1], [2, 2], [2, 2], 1),
+        ((2, 6, 9, 9), (10, 3, 3, 3), True, [1, 1], [1, 1], [1, 1], 2),
+        ((1, 4, 8, 7), (8, 2, 3, 3), True, [2, 1], [1, 0], [1, 1], 2),
+        ((2, 7, 10, 11), (7, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 7),
+        ((1, 3, 9, 8), (6, 1, 5, 5), False, [2, 2], [2, 2], [1, 1], 3),
+        ((3, 13, 5, 6), (17, 13, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
+        ((1, 5, 12, 11), (3, 5, 5, 3), True, [3, 2], [1, 2], [1, 2], 1),
+        ((2, 16, 15, 15), (32, 16, 3, 3), True, [2, 2], [1, 1], [1, 1], 1),
+        ((1, 8, 6, 6), (8, 8, 3, 1), False, [1, 1], [1, 0], [1, 1], 1),
+        ((1, 24, 9, 9), (24, 1, 3, 3), False, [2, 2], [1, 1], [1, 1], 24),
+    ]
+    for xs, ws, has_b, st, pad, dil, g in conv_cases:
+        x, w = r(xs), r(ws)
+        b = r(ws[0]) if has_b else None
+        c.add("aten::conv2d", x, w, b, st, pad, dil, g)
+        c.add("aten::convolution", x, w, b, st, pad, dil, False, [0, 0], g)
+        c.add("aten::_convolution", x, w, b, st, pad, dil, False, [0, 0], g, False, False, True, True)
+        c.add("aten::_convolution.deprecated", x, w, b, st, pad, dil, False, [0, 0], g, False, False, True)
+    c.add("aten::conv2d", r(3, 7, 9), r(5, 3, 3, 3), r(5), [1], [1], [1], 1)  # unbatched, one-value lists
+    c.add("aten::conv2d", r(2, 3, 6, 5), r(4, 3, 2, 2))  # defaults
+    tconv_cases = [  # (input, weight [Cin, Cout/g, kh, kw], bias?, stride, padding, output_padding, groups, dilation)
+        ((1, 4, 5, 6), (4, 3, 3, 3), True, [2, 2], [1, 1], [1, 1], 1, [1, 1]),
+        ((2, 3, 4, 4), (3, 5, 2, 2), False, [2, 2], [0, 0], [0, 0], 1, [1, 1]),
+        ((1, 6, 5, 4), (6, 2, 3, 3), True, [1, 1], [1, 1], [0, 0], 2, [1, 1]),
+        ((2, 4, 3, 5), (4, 3, 3, 2), True, [3, 2], [1, 0], [2, 1], 1, [1, 1]),
+        ((1, 5, 6, 6), (5, 2, 3, 3), True, [2, 2], [2, 2], [0, 1], 1, [2, 2]),
+        ((1, 6, 4, 4), (6, 1, 3, 3), True, [2, 2], [1, 1], [1, 1], 6, [1, 1]),
+        ((3, 2, 5, 3), (2, 7, 1, 1), True, [1, 1], [0, 0], [0, 0], 1, [1, 1]),
+        ((1, 8, 7, 7), (8, 4, 4, 4), False, [2, 2], [1, 1], [0, 0], 2, [1, 1]),
+        ((2, 3, 6, 5), (3, 4, 3, 3), True, [1, 2], [0, 1], [0, 1], 1, [1, 1]),
+        ((1, 9, 3, 3), (9, 3, 5, 5), True, [3, 3], [2, 2], [2, 2], 3, [1, 1]),
+    ]
+    for xs, ws, has_b, st, pad, opad, g, dil in tconv_cases:
+        x, w = r(xs), r(ws)
+        b = r(ws[1] * g) if has_b else None
+        c.add("aten::conv_transpose2d.input", x, w, b, st, pad, opad, g, dil)
+        c.add("aten::convolution", x, w, b, st, pad, dil, True, opad, g)
+        c.add("aten::_convolution", x, w, b, st, pad, dil, True, opad, g, False, False, True, True)
+    c.add("aten::conv_transpose2d.input", r(4, 5, 6), r(4, 3, 3, 3), None, [2], [1], [1], 1, [1])
+    c.error("aten::conv2d", r(3, 224, 224)[None, None, 0], r(4, 3, 3, 3))  # 2-D input
+    c.error("aten::conv2d", r(1, 6, 8, 8), r(4, 4, 3, 3), None, [1, 1], [0, 0], [1, 1], 4)  # groups vs channels
+    c.error("aten::conv2d", r(1, 6, 8, 8), r(5, 2, 3, 3), None, [1, 1], [0, 0], [1, 1], 3)  # groups vs Cout
+    c.error("aten::conv2d", r(1, 3, 8, 8), r(4, 3, 3, 3), r(5))  # bias size
+    c.error("aten::conv2d", r(1, 3, 2, 2), r(4, 3, 3, 3))  # kernel larger than input
+    c.error("aten::conv2d", r(1, 3, 8, 8), r(4, 3, 3))  # 3-D weight
+    c.error("aten::convolution", r(1, 3, 8, 8), r(4, 3, 3, 3), None, [0, 1], [0, 0], [1, 1], False, [0, 0], 1)
+
+    # ---- pooling ----
+    pool_inputs = [(1, 3, 7, 9), (2, 5, 11, 8), (1, 1, 6, 6), (3, 7, 9), (2, 4, 13, 13), (1, 6, 5, 12)]
+    max_cases = [([3, 3], [2, 2], [1, 1], [1, 1], False), ([2, 2], [], [0, 0], [1, 1], False),
+                 ([3, 3], [2, 2], [0, 0], [1, 1], True), ([3, 2], [1, 2], [1, 1], [2, 1], False),
+                 ([2, 3], [2, 1], [1, 0], [2, 2], True), ([3], [2], [1], [1], True)]
+    for i, xs in enumerate(pool_inputs):
+        x = r(xs)
+        k, st, pad, dil, ceil = max_cases[i % len(max_cases)]
+        c.add("aten::max_pool2d", x, k, st, pad, dil, ceil)
+        c.add("aten::max_pool2d", x, [2, 2])
+        k, st, pad, _, ceil = max_cases[(i + 2) % len(max_cases)]
+        c.add("aten::avg_pool2d", x, k, st, pad, ceil, True, None)
+        c.add("aten::avg_pool2d", x, k, st, pad, ceil, False, None)
+        c.add("aten::avg_pool2d", x, [3, 3], [2, 2], [1, 1], True, i % 2 == 0, 5 if i % 3 == 0 else None)
+    c.add("aten::avg_pool2d", r(1, 2, 5, 5), [2, 2], [], [0, 0], True, False)
+    c.error("aten::max_pool2d", r(1, 3, 8, 8), [2, 2], [2, 2], [2, 2])  # padding > half the kernel
+    c.error("aten::max_pool2d", r(8, 8), [2, 2])
+    c.error("aten::avg_pool2d", r(1, 3, 8, 8), [3, 3], [1, 1], [2, 2])
+    c.error("aten::avg_pool2d", r(1, 3, 8, 8), [2, 2], [2, 2], [0, 0], False, True, 0)
+    adaptive = [((1, 3, 7, 7), [1, 1]), ((2, 5, 7, 7), [3, 3]), ((1, 4, 11, 9), [5, 4]), ((2, 3, 4, 5), [9, 7]),
+                ((6, 9, 10), [2, 3]), ((1, 16, 13, 13), [7, 7]), ((3, 2, 1, 1), [2, 2]), ((1, 6, 8, 12), [1, 5]),
+                ((2, 7, 5, 3), [5, 3]), ((1, 1, 17, 17), [6, 6])]
+    for xs, size in adaptive:
+        x = r(xs)
+        c.add("aten::adaptive_avg_pool2d", x, size)
+        c.add("aten::_adaptive_avg_pool2d", x, size)
+        c.add("aten::adaptive_max_pool2d", x, size)
+    c.add("aten::adaptive_avg_pool2d", r(2, 3), [1, 1])  # (1, 1) is a mean over the last two dims
+    c.error("aten::_adaptive_avg_pool2d", r(2, 3), [1, 1])
+    c.error("aten::adaptive_avg_pool2d", r(2, 3), [2, 2])
+    c.error("aten::adaptive_max_pool2d", r(1, 3, 0, 4), [1, 1])
+    upsample = [((1, 3, 4, 5), [8, 10], None, None), ((2, 2, 3, 3), [3, 3], None, None),
+                ((1, 4, 5, 7), [7, 12], None, None), ((1, 1, 6, 6), [4, 3], None, None),
+                ((2, 3, 5, 4), [8, 6], 1.7, 1.5), ((1, 2, 3, 7), [9, 7], 3.0, 1.0),
+                ((1, 5, 7, 3), [3, 9], 0.5, 3.3), ((3, 1, 2, 2), [5, 5], None, None),
+                ((1, 6, 9, 9), [18, 18], 2.0, 2.0), ((1, 3, 11, 13), [17, 19], None, None)]
+    for xs, size, sh, sw in upsample:
+        c.add("aten::upsample_nearest2d", r(xs), size, sh, sw)
+    vec = [((1, 3, 4, 5), None, [2.0, 2.0]), ((2, 2, 3, 3), [5, 7], None), ((1, 4, 5, 7), None, [1.7, 1.3]),
+           ((1, 1, 6, 6), None, [0.5, 0.5]), ((2, 3, 5, 4), None, [3.0, 1.5]), ((1, 2, 3, 7), [6, 14], None),
+           ((1, 5, 7, 3), None, [1.0, 2.5]), ((3, 1, 2, 2), None, [2.2, 2.7]), ((1, 6, 9, 9), [9, 9], None),
+           ((1, 3, 11, 13), None, [0.75, 1.25])]
+    for xs, size, scales in vec:
+        c.add("aten::upsample_nearest2d.vec", r(xs), size, scales)
+    c.error("aten::upsample_nearest2d.vec", r(1, 3, 4, 4), None, None)
+    c.error("aten::upsample_nearest2d.vec", r(1, 3, 4, 4), [8, 8], [2.0, 2.0])
+
+    # ---- matrix products ----
+    mm_shapes = [(1, 1, 1), (3, 5, 7), (1, 13, 9), (8, 16, 4), (17, 3, 11), (2, 64, 3), (5, 1, 6), (9, 10, 1),
+                 (31, 33, 35), (4, 129, 2)]
+    for n, m, p in mm_shapes:
+        a, b = r(n, m), r(m, p)
+        c.add("aten::mm", a, b)
+        c.add("aten::addmm", r(p), a, b, 1, 1)
+        c.add("aten::addmm", r(n, p), a, b, 0.5, 2.0)
+        c.add("aten::addmm", r(n, 1), a, b, 1.5, -1)
+        c.add("aten::linear", a, r(p, m), r(p))
+        c.add("aten::linear", a, r(p, m), None)
+        c.add("aten::bmm", r(3, n, m), r(3, m, p))
+    c.add("aten::addmm", torch.full((4, 5), float("nan")), r(4, 3), r(3, 5), 0, 1)  # beta 0 ignores NaN
+    c.add("aten::linear", r(7), r(5, 7), r(5))
+    c.add("aten::linear", r(2, 3, 9), r(4, 9), r(4))
+    c.add("aten::linear", r(2, 1, 3, 6), r(5, 6), None)
+    matmul = [((5,), (5,)), ((4,), (4, 3)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
+              ((2, 1, 3, 4), (5, 4, 2)), ((7, 9), (9, 3)), ((2, 3, 4), (2, 4, 6)), ((4,), (2, 4, 3)),
+              ((1, 2, 5, 3), (3,)), ((3, 1, 2, 3), (1, 4, 3, 2))]
+    for sa, sb in matmul:
+        c.add("aten::matmul", r(sa), r(sb))
+    c.error("aten::mm", r(3, 4), r(5, 6))
+    c.error("aten::mm", r(3), r(3, 2))
+    c.error("aten::bmm", r(2, 3, 4), r(3, 4, 5))
+    c.error("aten::addmm", r(3, 3), r(2, 4), r(4, 5))
+    c.error("aten::linear", r(3, 4), r(5, 6))
+    c.error("aten::matmul", r(3, 4), r(3, 4))
+
+    # ---- normalization ----
+    bn_shapes = [(1, 3, 7, 9), (2, 5, 4, 6), (4, 6), (2, 7, 5), (1, 16, 3, 3), (3, 1, 2, 2), (2, 13, 1, 1),
+                 (1, 32, 5, 7), (5, 3), (2, 9, 8, 3)]
+    for i, s in enumerate(bn_shapes):
+        ch = s[1]
+        x, w, b, mean, var = r(s), r(ch), r(ch), r(ch), torch.rand(ch) + 0.5
+        c.add("aten::batch_norm", x, w, b, mean, var, False, 0.1, 1e-5, True)
+        c.add("aten::batch_norm", x, None if i % 2 else w, None if i % 3 == 0 else b, mean, var, False, 0.1,
+              1e-3, False)
+    c.error("aten::batch_norm", r(2, 3, 4, 4), r(4), r(4), r(4), torch.rand(4), False, 0.1, 1e-5, True)
+    ln = [((2, 5), [5]), ((3, 4, 7), [7]), ((2, 3, 4, 5), [4, 5]), ((1, 9), [9]), ((2, 6, 3), [6, 3]),
+          ((4, 1), [1]), ((2, 2, 33), [33]), ((3, 5, 5), [5]), ((1, 3, 8, 8), [3, 8, 8]), ((7,), [7])]
+    for i, (s, norm) in enumerate(ln):
+        x = r(s) * 3 + 1
+        c.add("aten::layer_norm", x, norm, r(norm), r(norm), 1e-5, True)
+        c.add("aten::layer_norm", x, norm, None, r(norm) if i % 2 else None, 1e-3, True)
+    c.error("aten::layer_norm", r(2, 3, 4), [3], None, None, 1e-5, True)
+
+    # ---- reductions ----
+    means = [((1, 3, 7, 9), [2, 3], False), ((2, 5, 4, 6), [2, 3], True), ((2, 5, 4, 6), [-1], False),
+             ((3, 7), [0], True), ((2, 3, 4, 5), [1, -1], False), ((2, 3, 4, 5), [0, 2], True), ((6,), [0], False),
+             ((2, 3, 4), [], False), ((1, 16, 13, 13), [-2, -1], True), ((4, 1, 3), [1], False),
+             ((2, 3, 4), None, True)]
+    for s, dims, keep in means:
+        c.add("aten::mean.dim", r(s), dims, keep, None)
+    for s in [(1, 3, 7, 9), (5,), (), (2, 3, 4), (13, 17), (1, 1), (3, 1, 5), (2, 2, 2, 2, 2), (9, 11), (64,)]:
+        c.add("aten::mean", r(s), None)
+    c.error("aten::mean.dim", r(2, 3), [2], False, None)
+    c.error("aten::mean.dim", r(2, 3), [1, -1], False, None)
+    soft = [((2, 5), 1), ((2, 5), 0), ((3, 4, 7), -1), ((2, 3, 4, 5), 1), ((1, 1000), -1), ((7,), 0), ((), 0),
+            ((4, 1, 3), 1), ((2, 3, 5, 7), -3), ((3, 33), 1)]
+    for s, d in soft:
+        x = r(s) * 5
+        c.add("aten::softmax.int", x, d, None)
+        c.add("aten::log_softmax.int", x, d, None)
+    c.error("aten::softmax.int", r(2, 3), 2, None)
+
+    # ---- shape and view ops ----
+    x4 = r(2, 3, 5, 7)
+    views = [(x4, [6, 35]), (x4, [-1]), (x4, [2, -1, 7]), (r(12), [3, 4]), (r(3, 4), [4, 3]), (r(1, 13, 1, 1), [1, 13]),
+             (r(5), [1, 5, 1]), (r(()), [1]), (r(2, 8), [2, 2, 2, 2]), (r(0, 4), [-1, 2])]
+    for t, size in views:
+        c.add("aten::view", t, size)
+        c.add("aten::reshape", t, size)
+    c.error("aten::view", r(2, 3), [4, 2])
+    c.error("aten::reshape", r(2, 3), [-1, -1])
+    flat = [((2, 3, 5, 7), 1, -1), ((2, 3, 5, 7), 0, -1), ((2, 3, 5, 7), 1, 2), ((4, 6), 0, 0), ((), 0, -1),
+            ((1, 1280, 1, 1), 1, -1), ((3, 4, 5), -2, -1), ((2, 3, 4), 0, 1), ((7,), 0, 0), ((2, 1, 3, 1), 2, 3)]
+    for s, a, b in flat:
+        c.add("aten::flatten.using_ints", r(s), a, b)
+    c.error("aten::flatten.using_ints", r(2, 3, 4), 2, 1)
+    for s, d in [((2, 3), 0), ((2, 3), 2), ((2, 3), -1), ((2, 3), -3), ((), 0), ((5,), 1), ((1, 3, 4, 5), 4),
+                 ((4, 5, 6), 1), ((7,), -2), ((2, 3, 4), -4)]:
+        c.add("aten::unsqueeze", r(s), d)
+    c.error("aten::unsqueeze", r(2, 3), 3)
+    for s, d, i in [((2, 3, 4), 0, 1), ((2, 3, 4), 1, -1), ((2, 3, 4), -1, 2), ((5,), 0, 4), ((3, 1, 5), 1, 0),
+                    ((4, 5, 6, 7), 2, -6), ((1, 9), 1, 8), ((6, 2), -2, 5), ((2, 3, 4, 5), 3, 0), ((7, 7), 0, -7)]:
+        c.add("aten::select.int", r(s), d, i)
+    c.error("aten::select.int", r(2, 3), 1, 3)
+    c.error("aten::select.int", r(2, 3), 2, 0)
+    slices = [((10,), 0, 2, 8, 1), ((10,), 0, None, None, 3), ((4, 9), 1, -5, -1, 2), ((4, 9), 0, 1, INT64_MAX, 1),
+              ((3, 5, 7), -1, 0, 100, 4), ((3, 5, 7), 1, 3, 2, 1), ((2, 6, 4, 4), 1, -100, 4, 2),
+              ((5, 5), 0, 4, None, 1), ((2, 3, 8), 2, 1, -1, 3), ((6, 3), 0, -2, None, 1)]
+    for s, d, a, b, st in slices:
+        c.add("aten::slice.Tensor", r(s), d, a, b, st)
+    c.error("aten::slice.Tensor", r(4), 0, 0, 4, 0)
+    for s, a, b in [((2, 3), 0, 1), ((2, 3, 4), 0, 2), ((2, 3, 4), -1, -2), ((1, 3, 5, 7), 1, 2), ((5,), 0, 0),
+                    ((2, 3, 4, 5), 1, 3), ((4, 4), 1, 1), ((), 0, -1), ((3, 1, 2), 2, 0), ((2, 2, 3, 3, 2), 1, 4)]:
+        x = r(s)
+        c.add("aten::transpose.int", x, a, b)
+        c.add("aten::transpose_", x, a, b)
+    c.error("aten::transpose.int", r(2, 3), 0, 2)
+    for s, dims in [((2, 3), [1, 0]), ((2, 3, 4), [2, 0, 1]), ((2, 3, 4, 5), [0, 2, 3, 1]), ((2, 3, 4, 5), [0, 3, 1, 2]),
+                    ((5,), [0]), ((1, 2, 3), [-1, -2, -3]), ((3, 1, 4), [1, 2, 0]), ((2, 3, 4, 5, 2), [4, 3, 2, 1, 0]),
+                    ((), []), ((4, 4), [0, 1])]:
+        c.add("aten::permute", r(s), dims)
+    c.error("aten::permute", r(2, 3), [0, 0])
+    for s in [(2, 3), (5,), (), (1, 7), (7, 1), (4, 4), (3, 9), (0, 2), (13, 5), (2, 2)]:
+        c.add("aten::t", r(s))
+    c.error("aten::t", r(2, 3, 4))
+    for s, size in [((3, 1), [3, 4]), ((1,), [5]), ((2, 1, 3), [2, 4, 3]), ((3,), [2, 3]), ((1, 1), [-1, 6]),
+                    ((4, 1), [2, 4, 5]), ((), [3, 2]), ((2, 3), [2, 3]), ((1, 3, 1), [2, -1, 4]), ((5, 1, 1), [5, 2, 2])]:
+        c.add("aten::expand", r(s), size, False)
+    c.error("aten::expand", r(2, 3), [3, 3], False)
+    for s in [(2, 3), (1, 3, 5, 7), (), (4,), (0, 3), (2, 1, 2), (3, 3, 3), (1, 1, 1, 1), (6, 5), (2, 3, 4, 5, 2)]:
+        c.add("aten::contiguous", r(s), 0)
+    cats = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 5)], 1), ([(2, 3), (2, 5)], -1), ([(1, 3, 4, 5), (1, 5, 4, 5), (1, 1, 4, 5)], 1),
+            ([(2, 3, 4)] * 5, 2), ([(3,), (0,), (4,)], 0), ([(2, 3), (0,), (1, 3)], 0), ([(1, 16, 7, 7), (1, 16, 7, 7)], 1),
+            ([(3, 1, 5)], 0), ([(2, 2, 3, 1), (2, 2, 3, 2), (2, 2, 3, 3)], 3)]
+    for shapes_, d in cats:
+        ts = [r(s) for s in shapes_]
+        c.add("aten::cat", ts, d)
+        c.add("aten::_cat", ts, d, ref=torch.cat)
+    c.error("aten::cat", [r(2, 3), r(2, 4)], 0)
+    c.error("aten::cat", [r(2, 3), r(2, 3)], 2)
+    c.error("aten::cat", [r(2, 3), r(2, 3, 1)], 0)
+
+    # ---- metadata, scalars, factories ----
+    meta_shapes = [(), (1,), (7,), (3, 5), (2, 3, 5, 7), (0, 3), (1, 13, 9, 11), (4, 6, 1, 3), (2, 5, 3), (3, 1, 4, 1)]
+    for i, s in enumerate(meta_shapes):
+        x = r(s)
+        c.add("aten::size", x, ref=lambda t: list(t.shape))
+        if x.dim():
+            c.add("aten::size.int", x, -1 if i % 2 else 0, ref=lambda t, d: t.size(d))
+        c.add("aten::dim", x, ref=lambda t: t.dim())
+        c.add("aten::numel", x, ref=lambda t: t.numel())
+    c.add("aten::size.int", r(2, 3, 4), 1, ref=lambda t, d: t.size(d))
+    c.error("aten::size.int", r(2, 3), 2, ref=lambda t, d: t.size(d))
+    for v in [2.7, -2.7, 0.0, 1e6, -3.0, 7.5, 0.49, -0.51, 100.0, 3.999]:
+        t = torch.tensor([v]) if v > 0 else torch.tensor(v)
+        c.add("aten::Int.Tensor", t, ref=lambda a: int(a))
+        c.add("aten::Float.Tensor", t, ref=lambda a: float(a))
+    c.add("aten::Int.Tensor", torch.tensor([[5]], dtype=torch.int64), ref=lambda a: int(a))
+    c.error("aten::Int.Tensor", r(2), ref=lambda a: int(a))
+    cpu = torch.device("cpu")
+    sizes = [[2, 3], [5], [], [1, 3, 7, 9], [0, 4], [2, 1, 3], [4, 4], [3, 5, 2], [1], [6, 7]]
+    for i, s in enumerate(sizes):
+        dtype = [None, 6, 4][i % 3]
+        c.add("aten::zeros", s, dtype, None, cpu if i % 2 else None, None)
+        c.add("aten::ones", s, dtype, None, cpu if i % 2 else None, None)
+        c.add("aten::empty.memory_format", s, dtype, None, cpu if i % 2 else None, None, None, meta=True)
+        strides = list(reversed([1] + [x + 1 for x in s[:0:-1]]))[:len(s)] if s else []
+        c.add("aten::empty_strided", s, strides, dtype, None, cpu if i % 2 else None, None, meta=True)
+    for i, s in enumerate(sizes):
+        x = torch.randn(s)
+        dtype = [None, 6, 4][i % 3]
+        c.add("aten::zeros_like", x, dtype, None, cpu if i % 2 else None, None, None)
+        c.add("aten::ones_like", x, dtype, None, cpu if i % 2 else None, None, None)
+    c.error("aten::dropout", r(3), 1.5, False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,294 @@
+// Every op against PyTorch: runs the cases tests/ops/gen_op_cases.py wrote (inputs and torch's
+// outputs, CTest fixture OpCases.generate) through the dispatcher, once on the CPU kernels and
+// once on the Vulkan kernels, and compares with torch. Invalid cases must throw tvk::Error
+// naming the op on both backends. One test per op and backend: Aten/OpCases.Cpu/aten_conv2d.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ops/registry.h"
+#include "support/test_support.h"
+
+using namespace tvk;
+
+namespace {
+
+// One case of the manifest; args and outs keep their tokens until a backend converts them.
+struct Case {
+  std::string op, name;
+  std::vector<std::vector<std::string>> args, outs;
+  bool expect_error = false;
+  std::string torch_error;
+};
+
+struct Manifest {
+  std::string problem;   // why there are no cases (missing file, no torch)
+  bool no_torch = false;
+  std::vector<Case> cases;
+};
+
+std::string cases_dir() {
+  const char* env = std::getenv("TVK_OP_CASES_DIR");
+  return env && *env ? env : TVK_OP_CASES_DIR;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> tokens;
+  for (std::string t; in >> t;) tokens.push_back(t);
+  return tokens;
+}
+
+const Manifest& manifest() {
+  static const Manifest m = [] {
+    Manifest out;
+    const std::string path = cases_dir() + "/manifest.txt";
+    std::ifstream in(path);
+    if (!in) {
+      out.problem = "no " + path + "; the CTest fixture OpCases.generate writes it (run the tests with ctest)";
+      return out;
+    }
+    std::string line;
+    Case current;
+    while (std::getline(in, line)) {
+      if (line.rfind("no-torch", 0) == 0) {
+        out.no_torch = true;
+        out.problem = line;
+        return out;
+      }
+      std::vector<std::string> t = split(line);
+      if (t.empty()) continue;
+      const std::string kind = t[0];
+      t.erase(t.begin());
+      if (kind == "case") current = Case{t.at(0), t.at(1), {}, {}, false, ""};
+      else if (kind == "arg") current.args.push_back(t);
+      else if (kind == "out") current.outs.push_back(t);
+      else if (kind == "expect_error") current.expect_error = true, current.torch_error = line.substr(13);
+      else if (kind == "end") out.cases.push_back(current);
+    }
+    return out;
+  }();
+  return m;
+}
+
+// Reads tokens "<file> <dtype> <rank> <sizes...>" from `t` at `i`.
+Tensor load_tensor(const std::vector<std::string>& t, size_t& i) {
+  const std::string file = t.at(i++), code = t.at(i++);
+  const DType dtype = code == "f32" ? DType::Float32 : code == "i64" ? DType::Int64 : DType::Bool;
+  const int64_t rank = std::stoll(t.at(i++));
+  IntList sizes;
+  for (int64_t d = 0; d < rank; ++d) sizes.push_back(std::stoll(t.at(i++)));
+  Tensor out = empty(sizes, dtype);
+  std::ifstream in(cases_dir() + "/" + file, std::ios::binary);
+  in.read(static_cast<char*>(out.raw_data()), static_cast<std::streamsize>(out.nbytes()));
+  if (!in && out.nbytes() > 0) throw Error("cannot read " + cases_dir() + "/" + file);
+  return out;
+}
+
+IValue to_arg(const std::vector<std::string>& t, Device device) {
+  const std::string& kind = t.at(0);
+  size_t i = 1;
+  auto place = [device](Tensor x) { return device == Device::Vulkan ? x.vulkan() : x; };
+  if (kind == "tensor") return place(load_tensor(t, i));
+  if (kind == "none") return IValue();
+  if (kind == "int") return IValue(static_cast<int64_t>(std::stoll(t.at(1))));
+  if (kind == "float") return IValue(std::strtod(t.at(1).c_str(), nullptr));
+  if (kind == "bool") return IValue(t.at(1) == "1");
+  if (kind == "str") return IValue(t.at(1));
+  if (kind == "device") return IValue(device);
+  const size_t n = std::stoull(t.at(1));
+  i = 2;
+  List items;
+  for (size_t k = 0; k < n; ++k) {
+    if (kind == "ints") items.emplace_back(static_cast<int64_t>(std::stoll(t.at(i++))));
+    else if (kind == "floats") items.emplace_back(std::strtod(t.at(i++).c_str(), nullptr));
+    else if (kind == "tensors") items.emplace_back(place(load_tensor(t, i)));
+    else throw Error("unknown manifest argument kind " + kind);
+  }
+  return IValue::list(std::move(items));
+}
+
+std::string join(const std::vector<std::string>& t) {
+  std::string s;
+  for (const std::string& x : t) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+std::string describe(const Case& c) {
+  std::string s = c.op + " case " + c.name + " with args:";
+  for (const auto& a : c.args) s += "\n    " + join(a);
+  return s;
+}
+
+// Compares one float tensor with torch's: max |a - b| <= 1e-4 * max(1, max |expected|); NaN must
+// meet NaN. Returns "" or what is wrong, with the worst element.
+std::string compare_values(const Tensor& got, const Tensor& want) {
+  const Tensor g = got.contiguous();
+  if (want.dtype() != DType::Float32) {
+    const size_t n = want.nbytes();
+    if (std::memcmp(g.raw_data(), want.raw_data(), n) == 0) return "";
+    for (int64_t k = 0; k < want.numel(); ++k) {
+      const int64_t a = want.dtype() == DType::Int64 ? g.data<int64_t>()[k] : g.data<bool>()[k];
+      const int64_t b = want.dtype() == DType::Int64 ? want.data<int64_t>()[k] : want.data<bool>()[k];
+      if (a != b) return detail::concat("element ", k, " is ", a, ", expected ", b);
+    }
+    return "";
+  }
+  const float* pg = g.data<float>();
+  const float* pw = want.data<float>();
+  double scale = 1, worst = 0;
+  int64_t worst_at = -1;
+  for (int64_t k = 0; k < want.numel(); ++k)
+    if (std::isfinite(pw[k])) scale = std::max(scale, std::fabs(static_cast<double>(pw[k])));
+  for (int64_t k = 0; k < want.numel(); ++k) {
+    if (std::isnan(pw[k]) || std::isnan(pg[k])) {
+      if (std::isnan(pw[k]) != std::isnan(pg[k])) return detail::concat("element ", k, " is ", pg[k], ", expected ", pw[k]);
+      continue;
+    }
+    const double d = pw[k] == pg[k] ? 0 : std::fabs(static_cast<double>(pg[k]) - pw[k]);
+    if (d > worst) worst = d, worst_at = k;
+  }
+  if (worst <= 1e-4 * scale) return "";
+  return detail::concat("max |got - expected| = ", worst, " > ", 1e-4 * scale, " at element ", worst_at, ": got ",
+                        pg[worst_at], ", expected ", pw[worst_at]);
+}
+
+std::string compare_output(const IValue& got, const std::vector<std::string>& want, Device device, bool tensor_inputs) {
+  const std::string& kind = want.at(0);
+  size_t i = 1;
+  if (kind == "tensor" || kind == "meta") {
+    if (!got.isTensor()) return std::string("expected a Tensor, got ") + got.tag_name();
+    const Tensor& t = got.toTensor();
+    if (tensor_inputs && t.device() != device) return std::string("the result is on the ") + to_string(t.device());
+    if (kind == "meta") {
+      const std::string code = want.at(i++);
+      const DType dtype = code == "f32" ? DType::Float32 : code == "i64" ? DType::Int64 : DType::Bool;
+      const int64_t rank = std::stoll(want.at(i++));
+      IntList sizes, strides;
+      for (int64_t d = 0; d < rank; ++d) sizes.push_back(std::stoll(want.at(i++)));
+      for (int64_t d = 0; d < rank; ++d) strides.push_back(std::stoll(want.at(i++)));
+      if (t.dtype() != dtype || t.sizes() != sizes) return "expected a " + std::string(to_string(dtype)) + " tensor " +
+                                                            shape_string(sizes) + ", got " + t.shape_string();
+      // Vulkan tensors are contiguous whatever strides were asked for.
+      if (device == Device::CPU && t.strides() != strides)
+        return "expected strides " + shape_string(strides) + ", got " + shape_string(t.strides());
+      return "";
+    }
+    const Tensor expected = load_tensor(want, i);
+    if (t.dtype() != expected.dtype())
+      return std::string("expected dtype ") + to_string(expected.dtype()) + ", got " + to_string(t.dtype());
+    if (t.sizes() != expected.sizes()) return "expected shape " + expected.shape_string() + ", got " + t.shape_string();
+    return compare_values(t.cpu(), expected);
+  }
+  if (kind == "int") {
+    if (!got.isInt()) return std::string("expected an int, got ") + got.tag_name();
+    return got.toInt() == std::stoll(want.at(1)) ? "" : "got " + got.repr() + ", expected " + want.at(1);
+  }
+  if (kind == "float") {
+    if (!got.isDouble()) return std::string("expected a float, got ") + got.tag_name();
+    const double w = std::strtod(want.at(1).c_str(), nullptr);
+    return std::fabs(got.toDouble() - w) <= 1e-6 * std::max(1.0, std::fabs(w)) ? "" : "got " + got.repr() + ", expected " + want.at(1);
+  }
+  if (kind == "ints") {
+    IntList w;
+    for (size_t k = 2; k < want.size(); ++k) w.push_back(std::stoll(want[k]));
+    if (!got.isList()) return std::string("expected an int list, got ") + got.tag_name();
+    return got.toIntList() == w ? "" : "got " + got.repr() + ", expected " + shape_string(w);
+  }
+  return "unknown manifest output kind " + kind;
+}
+
+void run_case(const Case& c, Device device) {
+  Stack args;
+  bool tensor_inputs = false;
+  for (const auto& a : c.args) {
+    args.push_back(to_arg(a, device));
+    tensor_inputs = tensor_inputs || a.at(0) == "tensor" || a.at(0) == "tensors" || a.at(0) == "device";
+  }
+  if (c.expect_error) {
+    const std::string op_name = c.op.substr(0, c.op.find('.'));
+    try {
+      call_op(c.op, args);
+      ADD_FAILURE() << describe(c) << "\n  should throw tvk::Error (PyTorch: " << c.torch_error << ")";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(op_name), std::string::npos)
+          << describe(c) << "\n  the error does not name " << op_name << ": " << e.what();
+    }
+    return;
+  }
+  IValue result;
+  try {
+    result = call_op(c.op, args);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << describe(c) << "\n  threw: " << e.what();
+    return;
+  }
+  if (c.outs.size() > 1) {
+    if (!result.isTuple() || result.toTuple().size() != c.outs.size()) {
+      ADD_FAILURE() << describe(c) << "\n  expected a tuple of " << c.outs.size() << ", got " << result.repr();
+      return;
+    }
+    for (size_t k = 0; k < c.outs.size(); ++k) {
+      const std::string problem = compare_output(result.toTuple()[k], c.outs[k], device, tensor_inputs);
+      if (!problem.empty()) ADD_FAILURE() << describe(c) << "\n  output " << k << ": " << problem;
+    }
+    return;
+  }
+  const std::string problem = compare_output(result, c.outs.at(0), device, tensor_inputs);
+  if (!problem.empty()) ADD_FAILURE() << describe(c) << "\n  " << problem;
+}
+
+void run_cases(const std::string& op, Device device) {
+  const Manifest& m = manifest();
+  if (m.no_torch) {
+    if (testing_support::vulkan_required()) FAIL() << "TVK_REQUIRE_VULKAN is set but " << m.problem;
+    GTEST_SKIP() << m.problem;
+  }
+  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  int n = 0;
+  for (const Case& c : m.cases) {
+    if (c.op != op) continue;
+    ++n;
+    run_case(c, device);
+  }
+  EXPECT_GT(n, 0) << "no PyTorch cases for " << op << "; add them to tests/ops/gen_op_cases.py";
+}
+
+// The ops these tests cover: every aten op that takes or returns a tensor.
+std::vector<std::string> tested_ops() {
+  std::vector<std::string> names;
+  for (const ops::OpEntry* e : ops::Registry::global().all())
+    if (e->schema.name.rfind("aten::", 0) == 0 && e->schema.text.find("Tensor") != std::string::npos)
+      names.push_back(e->schema.full_name());
+  return names;
+}
+
+class OpCases : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(OpCases, Cpu) { run_cases(GetParam(), Device::CPU); }
+
+TEST_P(OpCases, Vulkan) {
+  TVK_NEED_VULKAN();
+  run_cases(GetParam(), Device::Vulkan);
+}
+
+INSTANTIATE_TEST_SUITE_P(Aten, OpCases, ::testing::ValuesIn(tested_ops()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+// Each case names a registered op (a typo in the generator would otherwise go unnoticed).
+TEST(OpCasesManifest, EveryCaseNamesARegisteredOp) {
+  const Manifest& m = manifest();
+  if (m.no_torch) GTEST_SKIP() << m.problem;
+  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  for (const Case& c : m.cases) EXPECT_NE(ops::Registry::global().find(c.op), nullptr) << c.op << " " << c.name;
+  EXPECT_GE(m.cases.size(), 500u);
+}
