@@ -2,9 +2,12 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "io/npy.h"
+#include "jit/serialization/import.h"
 #include "ops/registry.h"
 #include "tvk/tvk.h"
 #include "tvk/vulkan_info.h"
@@ -12,6 +15,44 @@
 namespace {
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
+
+// Command-line arguments after the command name: flags with values, and positionals.
+struct Args {
+  std::vector<std::string> positional;
+  std::multimap<std::string, std::string> flags;
+
+  Args(int argc, char** argv, std::initializer_list<const char*> value_flags) {
+    for (int i = 2; i < argc; ++i) {
+      std::string a = argv[i];
+      bool known = false;
+      for (const char* f : value_flags) {
+        if (a == f) {
+          if (i + 1 >= argc) throw tvk::Error(a + " needs a value");
+          flags.emplace(a, argv[++i]);
+          known = true;
+        }
+      }
+      if (known) continue;
+      if (a.size() > 1 && a[0] == '-') throw tvk::Error("unknown option " + a);
+      positional.push_back(a);
+    }
+  }
+  std::vector<std::string> all(const std::string& flag) const {
+    std::vector<std::string> out;
+    auto [lo, hi] = flags.equal_range(flag);
+    for (auto it = lo; it != hi; ++it) out.push_back(it->second);
+    return out;
+  }
+  std::string get(const std::string& flag, const std::string& fallback) const {
+    auto v = all(flag);
+    if (v.size() > 1) throw tvk::Error(flag + " given more than once");
+    return v.empty() ? fallback : v[0];
+  }
+  const std::string& model() const {
+    if (positional.size() != 1) throw tvk::Error("expected exactly one MODEL path");
+    return positional[0];
+  }
+};
 
 int cmd_info() {
   std::printf("tvk %s\n", TVK_VERSION);
@@ -45,10 +86,10 @@ int cmd_info() {
 
 int cmd_ops() {
   auto ops = tvk::ops::Registry::global().all();
-  std::printf("%-36s %-4s %-6s\n", "op", "cpu", "vulkan");
+  std::printf("%-40s %-4s %-6s\n", "op", "cpu", "vulkan");
   size_t vulkan = 0;
   for (const auto* op : ops) {
-    std::printf("%-36s %-4s %-6s\n", op->schema.full_name().c_str(), yes_no(static_cast<bool>(op->cpu)),
+    std::printf("%-40s %-4s %-6s\n", op->schema.full_name().c_str(), yes_no(static_cast<bool>(op->cpu)),
                 yes_no(static_cast<bool>(op->vulkan)));
     vulkan += op->vulkan ? 1 : 0;
   }
@@ -56,12 +97,86 @@ int cmd_ops() {
   return 0;
 }
 
+// Tensors of an output value, flattened in order from nested tuples and lists.
+void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out) {
+  if (v.isTensor()) {
+    out.push_back(v.toTensor());
+  } else if (v.isList() || v.isTuple()) {
+    for (const tvk::IValue& e : v.toList()) flatten_outputs(e, out);
+  } else if (!v.isNone()) {
+    throw tvk::Error(std::string("the model returned a ") + v.tag_name() + ", which has no .npy form");
+  }
+}
+
+int cmd_run(int argc, char** argv) {
+  Args args(argc, argv, {"--input", "--output", "--device", "--method"});
+  const tvk::Device device = tvk::parse_device(args.get("--device", "cpu"));
+  tvk::jit::Module module = tvk::jit::load(args.model(), device);
+  std::vector<tvk::IValue> inputs;
+  for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  tvk::IValue result = module.run_method(args.get("--method", "forward"), std::move(inputs));
+  std::vector<tvk::Tensor> outputs;
+  flatten_outputs(result, outputs);
+  const auto out_paths = args.all("--output");
+  if (!out_paths.empty() && out_paths.size() != outputs.size())
+    throw tvk::Error(tvk::detail::concat("the model has ", outputs.size(), " output tensor(s) but ", out_paths.size(),
+                                         " --output path(s) were given"));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    tvk::Tensor t = outputs[i].cpu();
+    if (!out_paths.empty()) {
+      tvk::io::write_npy(out_paths[i], t);
+      continue;
+    }
+    std::printf("output %zu: %s %s", i, t.shape_string().c_str(), to_string(t.dtype()));
+    tvk::Tensor c = t.contiguous();
+    for (int64_t k = 0; k < std::min<int64_t>(c.numel(), 8); ++k) {
+      if (t.dtype() == tvk::DType::Float32) std::printf(" %.6g", c.data<float>()[k]);
+      else if (t.dtype() == tvk::DType::Int64) std::printf(" %lld", static_cast<long long>(c.data<int64_t>()[k]));
+      else std::printf(" %d", c.data<bool>()[k] ? 1 : 0);
+    }
+    std::printf("%s\n", c.numel() > 8 ? " ..." : "");
+  }
+  return 0;
+}
+
+// Runs the model once on the CPU (with --input files, or a [1, 3, 224, 224] image) recording
+// every op it calls, and reports which backends support each.
+int cmd_check(int argc, char** argv) {
+  Args args(argc, argv, {"--input", "--method"});
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
+  std::vector<tvk::IValue> inputs;
+  for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  if (inputs.empty()) inputs.emplace_back(tvk::rand({1, 3, 224, 224}, 0));
+  std::map<std::string, int64_t> counts;
+  module.state()->interpreter->record_ops(&counts);
+  module.run_method(args.get("--method", "forward"), std::move(inputs));
+  module.state()->interpreter->record_ops(nullptr);
+
+  std::printf("%-40s %6s %-4s %-6s\n", "op", "calls", "cpu", "vulkan");
+  size_t missing = 0;
+  for (const auto& [name, n] : counts) {
+    const tvk::ops::OpEntry* op = tvk::ops::Registry::global().find(name);
+    const bool vk = op && op->supports(tvk::Device::Vulkan);
+    missing += vk ? 0 : 1;
+    std::printf("%-40s %6lld %-4s %-6s\n", name.c_str(), static_cast<long long>(n), yes_no(op && op->supports(tvk::Device::CPU)),
+                yes_no(vk));
+  }
+  std::printf("%zu ops, %zu without a Vulkan kernel: %s\n", counts.size(), missing,
+              missing ? "this model does NOT run entirely on Vulkan" : "every op runs on Vulkan");
+  return missing ? 2 : 0;
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: tvk <command> [args]\n"
                "commands:\n"
-               "  info    build options, Vulkan devices and the one selected\n"
-               "  ops     the op registry: each op and whether CPU and Vulkan support it\n");
+               "  info                      build options, Vulkan devices and the one selected\n"
+               "  ops                       the op registry: each op and whether CPU and Vulkan support it\n"
+               "  run MODEL [--input x.npy ...] [--output y.npy ...] [--device cpu|vulkan] [--method NAME]\n"
+               "                            run a TorchScript model on .npy inputs\n"
+               "  check MODEL [--input x.npy ...]\n"
+               "                            list the ops the model calls and whether Vulkan supports each;\n"
+               "                            exit 0 only when every op runs on Vulkan\n");
 }
 
 }  // namespace
@@ -75,10 +190,16 @@ int main(int argc, char** argv) {
   try {
     if (command == "info") return cmd_info();
     if (command == "ops") return cmd_ops();
+    if (command == "run") return cmd_run(argc, argv);
+    if (command == "check") return cmd_check(argc, argv);
     std::fprintf(stderr, "tvk: unknown command '%s' (try tvk --help)\n", command.c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tvk %s: %s\n", command.c_str(), e.what());
+    // One line: the first line of the message.
+    std::string message = e.what();
+    const size_t newline = message.find('\n');
+    if (newline != std::string::npos) message = message.substr(0, newline);
+    std::fprintf(stderr, "tvk %s: %s\n", command.c_str(), message.c_str());
     return 1;
   }
 }

@@ -1,0 +1,48 @@
+// tvk::jit::Module: a TorchScript model loaded from a torch.jit.save archive, run by tvk's
+// interpreter on the CPU or on Vulkan (like torch::jit::load / Module::forward).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tvk/ivalue.h"
+
+namespace tvk::jit {
+
+struct ModuleState;
+
+class Module {
+ public:
+  explicit Module(std::shared_ptr<ModuleState> state);
+
+  // Runs `forward`. With a Vulkan module, CPU tensor inputs are moved to the GPU, and outputs
+  // come back on the CPU when any input was a CPU tensor (as the seed's Java API does).
+  IValue forward(std::vector<IValue> inputs);
+  IValue run_method(const std::string& method, std::vector<IValue> inputs);
+  bool has_method(const std::string& method) const;
+  std::vector<std::string> method_names() const;
+
+  // An attribute of the root module (a parameter, buffer, submodule or constant).
+  IValue attr(const std::string& name) const;
+  // Parameters as "features.0.0.weight" -> tensor, in declaration order.
+  std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
+  // The class of the root module, e.g. "__torch__.torchvision.models.mobilenetv2.MobileNetV2".
+  std::string type_name() const;
+  Device device() const;
+  // The loaded object graph (for tools and passes).
+  const std::shared_ptr<Object>& object() const;
+  const std::shared_ptr<ModuleState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<ModuleState> state_;
+};
+
+// Loads a TorchScript archive written by torch.jit.save (any PyTorch from 1.x to 2.x). With
+// Device::Vulkan, parameters and buffers are moved to the GPU once, here.
+// Throws tvk::Error naming the file and the place (record, offset, line) on bad input.
+Module load(const std::string& path, Device device = Device::CPU);
+
+}  // namespace tvk::jit

@@ -1,0 +1,93 @@
+// tvk::jit::Module: the public face of an imported model.
+#include "tvk/module.h"
+
+#include "core/storage.h"
+#include "jit/serialization/import.h"
+
+namespace tvk::jit {
+
+namespace {
+bool has_cpu_tensor(const std::vector<IValue>& inputs) {
+  for (const IValue& v : inputs) {
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().device() == Device::CPU) return true;
+    if ((v.isList() || v.isTuple()) && has_cpu_tensor(v.toList())) return true;
+  }
+  return false;
+}
+
+IValue move_all(const IValue& v, Device device) {
+  if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
+  if (v.isList() || v.isTuple()) {
+    List items;
+    for (const IValue& e : v.toList()) items.push_back(move_all(e, device));
+    return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
+  }
+  return v;
+}
+
+void collect(const std::shared_ptr<Object>& obj, const CompilationUnit& unit, const std::string& prefix, bool recurse,
+             bool parameters, std::vector<std::pair<std::string, Tensor>>& out) {
+  const ClassInfo* cls = unit.find_class(obj->type_name);
+  if (cls == nullptr) return;
+  for (const std::string& name : parameters ? cls->parameters : cls->buffers) {
+    IValue* v = obj->find(name);
+    if (v && v->isTensor() && v->toTensor().defined()) out.emplace_back(prefix + name, v->toTensor());
+  }
+  if (!recurse) return;
+  for (auto& [name, v] : obj->attributes) {
+    if (!v.isObject()) continue;
+    const ClassInfo* sub = unit.find_class(v.toObject()->type_name);
+    if (sub && sub->is_module) collect(v.toObject(), unit, prefix + name + ".", true, parameters, out);
+  }
+}
+}  // namespace
+
+Module::Module(std::shared_ptr<ModuleState> state) : state_(std::move(state)) {}
+
+Module load(const std::string& path, Device device) {
+  if (device == Device::Vulkan) require_device_backend(Device::Vulkan);
+  return Module(import_archive(path, device));
+}
+
+IValue Module::forward(std::vector<IValue> inputs) { return run_method("forward", std::move(inputs)); }
+
+IValue Module::run_method(const std::string& method, std::vector<IValue> inputs) {
+  if (!has_method(method)) throw Error(detail::concat(type_name(), " has no method '", method, "'"));
+  const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
+  if (state_->device != Device::CPU)
+    for (IValue& v : inputs) v = move_all(v, state_->device);
+  IValue out = state_->interpreter->call_method(state_->root, method, std::move(inputs));
+  return back_to_cpu ? move_all(out, Device::CPU) : out;
+}
+
+bool Module::has_method(const std::string& method) const {
+  const ClassInfo* cls = state_->unit->find_class(state_->root->type_name);
+  return cls && cls->method(method);
+}
+
+std::vector<std::string> Module::method_names() const {
+  std::vector<std::string> out;
+  if (const ClassInfo* cls = state_->unit->find_class(state_->root->type_name))
+    for (auto& [name, _] : cls->methods) out.push_back(name);
+  return out;
+}
+
+IValue Module::attr(const std::string& name) const { return state_->interpreter->get_attr(state_->root, name); }
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect(state_->root, *state_->unit, "", recurse, true, out);
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  collect(state_->root, *state_->unit, "", recurse, false, out);
+  return out;
+}
+
+std::string Module::type_name() const { return state_->root->type_name; }
+Device Module::device() const { return state_->device; }
+const std::shared_ptr<Object>& Module::object() const { return state_->root; }
+
+}  // namespace tvk::jit

@@ -1,0 +1,471 @@
+#include "jit/runtime/builtins.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+
+#include "jit/runtime/interpreter.h"
+
+namespace tvk::jit {
+
+namespace {
+
+using Builtin = std::function<bool(Stack&, IValue*)>;
+
+bool has_tensor(const Stack& args) {
+  for (const IValue& a : args)
+    if (a.isTensor()) return true;
+  return false;
+}
+
+bool numbers(const Stack& args, size_t n) {
+  if (args.size() != n) return false;
+  for (const IValue& a : args)
+    if (!a.isNumber()) return false;
+  return true;
+}
+
+bool any_double(const Stack& args) {
+  for (const IValue& a : args)
+    if (a.isDouble()) return true;
+  return false;
+}
+
+int64_t floordiv(int64_t a, int64_t b) {
+  if (b == 0) throw Error("integer division or modulo by zero");
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+std::string format_double(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (std::isnan(d)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.12g", d);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".";
+  return s;
+}
+
+// Arithmetic on two numbers with Python's int/float rules.
+Builtin arith(char op) {
+  return [op](Stack& a, IValue* out) {
+    if (!numbers(a, 2)) {
+      if (op == '+' && a.size() == 2 && a[0].isString() && a[1].isString()) {
+        *out = IValue(a[0].toStringRef() + a[1].toStringRef());
+        return true;
+      }
+      if (op == '+' && a.size() == 2 && a[0].isList() && a[1].isList()) {
+        List joined = a[0].toList();
+        joined.insert(joined.end(), a[1].toList().begin(), a[1].toList().end());
+        *out = IValue::list(std::move(joined));
+        return true;
+      }
+      return false;
+    }
+    if (op == '/') {
+      if (a[1].toDouble() == 0) throw Error("float division by zero");
+      *out = IValue(a[0].toDouble() / a[1].toDouble());
+      return true;
+    }
+    if (any_double(a)) {
+      const double x = a[0].toDouble(), y = a[1].toDouble();
+      double r = 0;
+      switch (op) {
+        case '+': r = x + y; break;
+        case '-': r = x - y; break;
+        case '*': r = x * y; break;
+        case 'f': r = std::floor(x / y); break;
+        case '%': r = x - std::floor(x / y) * y; break;
+        case '^': r = std::pow(x, y); break;
+      }
+      *out = IValue(r);
+      return true;
+    }
+    const int64_t x = a[0].toInt(), y = a[1].toInt();
+    switch (op) {
+      case '+': *out = IValue(x + y); break;
+      case '-': *out = IValue(x - y); break;
+      case '*': *out = IValue(x * y); break;
+      case 'f': *out = IValue(floordiv(x, y)); break;
+      case '%': *out = IValue(x - floordiv(x, y) * y); break;
+      case '^':
+        if (y < 0) *out = IValue(std::pow(static_cast<double>(x), static_cast<double>(y)));
+        else *out = IValue(static_cast<int64_t>(std::llround(std::pow(static_cast<double>(x), static_cast<double>(y)))));
+        break;
+    }
+    return true;
+  };
+}
+
+Builtin compare(const char* op) {
+  const std::string o = op;
+  return [o](Stack& a, IValue* out) {
+    if (a.size() != 2 || has_tensor(a)) return false;
+    if (o == "eq" || o == "ne") {
+      const bool eq = ivalue_equal(a[0], a[1]);
+      *out = IValue(o == "eq" ? eq : !eq);
+      return true;
+    }
+    int cmp = 0;
+    if (numbers(a, 2)) {
+      const double x = a[0].toDouble(), y = a[1].toDouble();
+      cmp = x < y ? -1 : (x > y ? 1 : 0);
+    } else if (a[0].isString() && a[1].isString()) {
+      cmp = a[0].toStringRef().compare(a[1].toStringRef());
+    } else {
+      return false;
+    }
+    bool r = false;
+    if (o == "lt") r = cmp < 0;
+    else if (o == "le") r = cmp <= 0;
+    else if (o == "gt") r = cmp > 0;
+    else r = cmp >= 0;
+    *out = IValue(r);
+    return true;
+  };
+}
+
+int64_t list_index(int64_t i, size_t size, const char* what) {
+  const int64_t n = static_cast<int64_t>(size);
+  if (i < -n || i >= n) throw Error(detail::concat(what, " index ", i, " out of range for length ", n));
+  return i < 0 ? i + n : i;
+}
+
+std::string format(const std::string& fmt, const Stack& args, size_t first) {
+  std::string out;
+  size_t next = first;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] == '{' && i + 1 < fmt.size() && fmt[i + 1] == '}') {
+      out += next < args.size() ? python_str(args[next++]) : "{}";
+      ++i;
+    } else {
+      out += fmt[i];
+    }
+  }
+  return out;
+}
+
+const std::unordered_map<std::string, Builtin>& table() {
+  static const std::unordered_map<std::string, Builtin> builtins = [] {
+    std::unordered_map<std::string, Builtin> t;
+    t["add"] = arith('+');
+    t["sub"] = arith('-');
+    t["mul"] = arith('*');
+    t["div"] = arith('/');
+    t["floordiv"] = arith('f');
+    t["remainder"] = arith('%');
+    t["pow"] = arith('^');
+    for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) t[op] = compare(op);
+    t["neg"] = [](Stack& a, IValue* out) {
+      if (!numbers(a, 1)) return false;
+      *out = a[0].isDouble() ? IValue(-a[0].toDouble()) : IValue(-a[0].toInt());
+      return true;
+    };
+    t["__not__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isBool()) return false;
+      *out = IValue(!a[0].toBool());
+      return true;
+    };
+    t["__and__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2 || !a[0].isBool() || !a[1].isBool()) return false;
+      *out = IValue(a[0].toBool() && a[1].toBool());
+      return true;
+    };
+    t["__or__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2 || !a[0].isBool() || !a[1].isBool()) return false;
+      *out = IValue(a[0].toBool() || a[1].toBool());
+      return true;
+    };
+    t["__is__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2) return false;
+      *out = IValue(a[0].is(a[1]));
+      return true;
+    };
+    t["__isnot__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2) return false;
+      *out = IValue(!a[0].is(a[1]));
+      return true;
+    };
+    t["len"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1) return false;
+      if (a[0].isList() || a[0].isTuple()) *out = IValue(static_cast<int64_t>(a[0].toList().size()));
+      else if (a[0].isString()) *out = IValue(static_cast<int64_t>(a[0].toStringRef().size()));
+      else if (a[0].isDict()) *out = IValue(static_cast<int64_t>(a[0].toDict()->items.size()));
+      else if (a[0].isTensor()) {
+        TVK_CHECK(a[0].toTensor().dim() > 0, "len() of a 0-d tensor");
+        *out = IValue(a[0].toTensor().size(0));
+      } else return false;
+      return true;
+    };
+    t["format"] = [](Stack& a, IValue* out) {
+      if (a.empty() || !a[0].isString()) return false;
+      *out = IValue(format(a[0].toStringRef(), a, 1));
+      return true;
+    };
+    t["str"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1) return false;
+      *out = IValue(python_str(a[0]));
+      return true;
+    };
+    t["int"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1) return false;
+      if (a[0].isDouble()) *out = IValue(static_cast<int64_t>(a[0].toDouble()));
+      else if (a[0].isNumber()) *out = IValue(a[0].toInt());
+      else if (a[0].isTensor()) *out = IValue(static_cast<int64_t>(a[0].toTensor().item()));
+      else if (a[0].isString()) *out = IValue(static_cast<int64_t>(std::stoll(a[0].toStringRef())));
+      else return false;
+      return true;
+    };
+    t["float"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1) return false;
+      if (a[0].isNumber()) *out = IValue(a[0].toDouble());
+      else if (a[0].isTensor()) *out = IValue(a[0].toTensor().item());
+      else if (a[0].isString()) *out = IValue(std::stod(a[0].toStringRef()));
+      else return false;
+      return true;
+    };
+    t["bool"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1) return false;
+      *out = IValue(truthy(a[0]));
+      return true;
+    };
+    t["abs"] = [](Stack& a, IValue* out) {
+      if (!numbers(a, 1)) return false;
+      *out = a[0].isDouble() ? IValue(std::fabs(a[0].toDouble())) : IValue(static_cast<int64_t>(std::llabs(a[0].toInt())));
+      return true;
+    };
+    auto minmax = [](bool is_min) {
+      return [is_min](Stack& a, IValue* out) {
+        Stack items = a;
+        if (a.size() == 1 && (a[0].isList() || a[0].isTuple())) items = a[0].toList();
+        if (items.empty()) return false;
+        for (const IValue& v : items)
+          if (!v.isNumber()) return false;
+        IValue best = items[0];
+        for (const IValue& v : items)
+          if (is_min ? v.toDouble() < best.toDouble() : v.toDouble() > best.toDouble()) best = v;
+        *out = best;
+        return true;
+      };
+    };
+    t["min"] = minmax(true);
+    t["max"] = minmax(false);
+    t["floor"] = [](Stack& a, IValue* out) {
+      if (!numbers(a, 1)) return false;
+      *out = IValue(static_cast<int64_t>(std::floor(a[0].toDouble())));
+      return true;
+    };
+    t["ceil"] = [](Stack& a, IValue* out) {
+      if (!numbers(a, 1)) return false;
+      *out = IValue(static_cast<int64_t>(std::ceil(a[0].toDouble())));
+      return true;
+    };
+    t["sqrt"] = [](Stack& a, IValue* out) {
+      if (!numbers(a, 1)) return false;
+      *out = IValue(std::sqrt(a[0].toDouble()));
+      return true;
+    };
+    t["append"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2 || !a[0].isList()) return false;
+      a[0].toListRef()->push_back(a[1]);
+      *out = a[0];
+      return true;
+    };
+    t["extend"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2 || !a[0].isList() || !(a[1].isList() || a[1].isTuple())) return false;
+      List items = a[1].toList();
+      a[0].toListRef()->insert(a[0].toListRef()->end(), items.begin(), items.end());
+      *out = IValue();
+      return true;
+    };
+    t["insert"] = [](Stack& a, IValue* out) {
+      if (a.size() != 3 || !a[0].isList() || !a[1].isInt()) return false;
+      auto& l = *a[0].toListRef();
+      int64_t i = std::clamp<int64_t>(a[1].toInt() < 0 ? a[1].toInt() + static_cast<int64_t>(l.size()) : a[1].toInt(),
+                                      0, static_cast<int64_t>(l.size()));
+      l.insert(l.begin() + i, a[2]);
+      *out = IValue();
+      return true;
+    };
+    t["pop"] = [](Stack& a, IValue* out) {
+      if (a.empty() || !a[0].isList()) return false;
+      auto& l = *a[0].toListRef();
+      const int64_t i = list_index(a.size() > 1 ? a[1].toInt() : -1, l.size(), "pop");
+      *out = l[i];
+      l.erase(l.begin() + i);
+      return true;
+    };
+    t["list"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !(a[0].isList() || a[0].isTuple())) return false;
+      *out = IValue::list(a[0].toList());
+      return true;
+    };
+    t["__getitem__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2) return false;
+      if ((a[0].isList() || a[0].isTuple()) && a[1].isInt()) {
+        const List& l = a[0].toList();
+        *out = l[list_index(a[1].toInt(), l.size(), "list")];
+        return true;
+      }
+      if (a[0].isDict()) {
+        IValue* v = a[0].toDict()->find(a[1]);
+        if (!v) throw Error("KeyError: " + python_str(a[1]));
+        *out = *v;
+        return true;
+      }
+      return false;
+    };
+    t["_set_item"] = [](Stack& a, IValue* out) {
+      if (a.size() != 3) return false;
+      if (a[0].isList() && a[1].isInt()) {
+        auto& l = *a[0].toListRef();
+        l[list_index(a[1].toInt(), l.size(), "list assignment")] = a[2];
+      } else if (a[0].isDict()) {
+        a[0].toDict()->set(a[1], a[2]);
+      } else {
+        return false;
+      }
+      *out = a[0];
+      return true;
+    };
+    t["__contains__"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2) return false;
+      if (a[0].isDict()) *out = IValue(a[0].toDict()->find(a[1]) != nullptr);
+      else if (a[0].isList() || a[0].isTuple()) {
+        bool found = false;
+        for (const IValue& v : a[0].toList()) found = found || ivalue_equal(v, a[1]);
+        *out = IValue(found);
+      } else if (a[0].isString() && a[1].isString()) {
+        *out = IValue(a[0].toStringRef().find(a[1].toStringRef()) != std::string::npos);
+      } else return false;
+      return true;
+    };
+    t["keys"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isDict()) return false;
+      List keys;
+      for (auto& [k, v] : a[0].toDict()->items) keys.push_back(k);
+      *out = IValue::list(std::move(keys));
+      return true;
+    };
+    t["values"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isDict()) return false;
+      List values;
+      for (auto& [k, v] : a[0].toDict()->items) values.push_back(v);
+      *out = IValue::list(std::move(values));
+      return true;
+    };
+    t["items"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isDict()) return false;
+      List items;
+      for (auto& [k, v] : a[0].toDict()->items) {
+        List pair;
+        pair.push_back(k);
+        pair.push_back(v);
+        items.push_back(IValue::tuple(std::move(pair)));
+      }
+      *out = IValue::list(std::move(items));
+      return true;
+    };
+    t["warn"] = [](Stack& a, IValue* out) {
+      if (a.empty()) return false;
+      std::fprintf(stderr, "tvk: model warning: %s\n", python_str(a[0]).c_str());
+      *out = IValue();
+      return true;
+    };
+    t["print"] = [](Stack& a, IValue* out) {
+      std::string line;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (i) line += ' ';
+        line += python_str(a[i]);
+      }
+      std::printf("%s\n", line.c_str());
+      *out = IValue();
+      return true;
+    };
+    // `for i in range(a, b, c)` is printed with these two helpers.
+    t["__range_length"] = [](Stack& a, IValue* out) {
+      if (a.size() != 3) return false;
+      const int64_t lo = a[0].toInt(), hi = a[1].toInt(), step = a[2].toInt();
+      if (step == 0) throw Error("range() arg 3 must not be zero");
+      int64_t n = step > 0 ? (hi - lo + step - 1) / step : (lo - hi - step - 1) / -step;
+      *out = IValue(std::max<int64_t>(n, 0));
+      return true;
+    };
+    t["__derive_index"] = [](Stack& a, IValue* out) {
+      if (a.size() != 3) return false;
+      *out = IValue(a[1].toInt() + a[0].toInt() * a[2].toInt());
+      return true;
+    };
+    return t;
+  }();
+  return builtins;
+}
+
+}  // namespace
+
+std::string python_str(const IValue& v) {
+  if (v.isString()) return v.toStringRef();
+  if (v.isDouble()) return format_double(v.toDouble());
+  if (v.isList() || v.isTuple()) {
+    std::string s = v.isList() ? "[" : "(";
+    const List& items = v.toList();
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i) s += ", ";
+      s += items[i].isString() ? "'" + items[i].toStringRef() + "'" : python_str(items[i]);
+    }
+    if (v.isTuple() && items.size() == 1) s += ",";
+    return s + (v.isList() ? "]" : ")");
+  }
+  return v.repr();
+}
+
+bool call_builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result) {
+  if (path == "ops.prim.RaiseException") {
+    const std::string message = args.empty() ? "" : python_str(args[0]);
+    const std::string cls = args.size() > 1 && args[1].isString() ? args[1].toStringRef() : "builtins.Exception";
+    throw ScriptException(cls, message);
+  }
+  if (path == "ops.prim.Uninitialized") {
+    *result = IValue();
+    return true;
+  }
+  if (path == "ops.prim.NumToTensor" && args.size() == 1 && args[0].isNumber()) {
+    *result = IValue(full({}, args[0].toDouble()));
+    return true;
+  }
+  if (path == "ops.prim.device" && args.size() == 1 && args[0].isTensor()) {
+    *result = IValue(args[0].toTensor().device());
+    return true;
+  }
+  if (path == "ops.prim.dtype" && args.size() == 1 && args[0].isTensor()) {
+    // PyTorch's ScalarType codes: float32 = 6, int64 = 4, bool = 11.
+    const DType d = args[0].toTensor().dtype();
+    *result = IValue(int64_t{d == DType::Float32 ? 6 : d == DType::Int64 ? 4 : 11});
+    return true;
+  }
+  if (!kwargs.empty()) return false;
+  const std::string name = builtin_table_name(path);
+  if (name.empty()) return false;
+  return table().at(name)(args, result);
+}
+
+std::string builtin_table_name(const std::string& path) {
+  // torch.X, ops.aten.X, ops.prim.X, builtins.X, math.X and bare Python builtins share one table.
+  std::string name = path;
+  for (const char* prefix : {"torch.", "ops.aten.", "ops.prim.", "builtins.", "math."}) {
+    const size_t n = std::char_traits<char>::length(prefix);
+    if (path.compare(0, n, prefix) == 0) {
+      name = path.substr(n);
+      break;
+    }
+  }
+  if (name.find('.') != std::string::npos || table().find(name) == table().end()) return "";
+  return name;
+}
+
+}  // namespace tvk::jit

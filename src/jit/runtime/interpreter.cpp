@@ -1,0 +1,824 @@
+#include "jit/runtime/interpreter.h"
+
+#include <cmath>
+#include <limits>
+
+#include "jit/runtime/builtins.h"
+
+namespace tvk::jit {
+
+namespace {
+
+// The payload behind make_path_ref values.
+struct PathRef final : CustomClassPayload {
+  explicit PathRef(std::string p) : path(std::move(p)) {}
+  std::string path;
+};
+constexpr const char* kPathRefType = "tvk.path";
+
+// Python builtins that code files call by bare name.
+bool is_python_builtin(const std::string& name) {
+  static const char* names[] = {"range", "len",  "str", "int",   "float", "bool", "isinstance", "annotate",
+                                "unchecked_cast", "uninitialized", "getattr", "hasattr", "print", "min", "max",
+                                "abs", "list", "tuple", "dict", "enumerate", "zip", "round", "sum", "all", "any"};
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+
+[[noreturn]] void fail_at(const SourceLocation& loc, const std::string& what) {
+  throw Error(to_string(loc) + ": " + what);
+}
+
+// Moves every tensor inside `v` to `device`.
+IValue to_device(const IValue& v, Device device) {
+  if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
+  if (v.isList() || v.isTuple()) {
+    List items;
+    for (const IValue& e : v.toList()) items.push_back(to_device(e, device));
+    return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
+  }
+  return v;
+}
+
+bool contains_tensor(const Stack& args) {
+  for (const IValue& a : args) {
+    if (a.isTensor()) return true;
+    if ((a.isList() || a.isTuple()) && contains_tensor(a.toList())) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+IValue make_path_ref(const std::string& path) {
+  auto obj = std::make_shared<Object>();
+  obj->type_name = kPathRefType;
+  obj->payload = std::make_shared<PathRef>(path);
+  return IValue(obj);
+}
+
+const std::string* path_of(const IValue& v) {
+  if (!v.isObject() || v.toObject()->type_name != kPathRefType) return nullptr;
+  return &static_cast<const PathRef&>(*v.toObject()->payload).path;
+}
+
+bool truthy(const IValue& v) {
+  if (v.isBool()) return v.toBool();
+  if (v.isInt()) return v.toInt() != 0;
+  if (v.isDouble()) return v.toDouble() != 0;
+  if (v.isNone()) return false;
+  if (v.isString()) return !v.toStringRef().empty();
+  if (v.isList() || v.isTuple()) return !v.toList().empty();
+  if (v.isTensor()) return v.toTensor().item() != 0;
+  return true;
+}
+
+// ---- calls -----------------------------------------------------------------------------------
+
+IValue Interpreter::call_method(const std::shared_ptr<Object>& self, const std::string& method, Stack args,
+                                const Kwargs& kwargs) {
+  const ClassInfo* cls = unit_.find_class(self->type_name);
+  if (cls == nullptr) throw Error(detail::concat("no code for class ", self->type_name, " (method '", method, "')"));
+  const FunctionDef* fn = cls->method(method);
+  if (fn == nullptr) throw Error(detail::concat(self->type_name, " has no method '", method, "'"));
+  args.insert(args.begin(), IValue(self));
+  return call_function(*fn, self->type_name + "." + method, std::move(args), kwargs);
+}
+
+IValue Interpreter::call_function(const FunctionDef& fn, const std::string& qualified_name, Stack args,
+                                  const Kwargs& kwargs) {
+  if (depth_ >= kMaxCallDepth)
+    throw Error(detail::concat("call depth exceeds ", kMaxCallDepth, " in ", qualified_name, " (recursive model code?)"));
+  Frame frame;
+  frame.function = qualified_name;
+  const auto& params = fn.params;
+  if (args.size() > params.size())
+    throw Error(detail::concat(qualified_name, "() takes ", params.size(), " arguments but ", args.size(),
+                               " were given"));
+  std::vector<bool> set(params.size(), false);
+  for (size_t i = 0; i < args.size(); ++i) {
+    frame.vars[params[i].name] = std::move(args[i]);
+    set[i] = true;
+  }
+  for (const auto& [name, value] : kwargs) {
+    size_t i = 0;
+    while (i < params.size() && params[i].name != name) ++i;
+    if (i == params.size()) throw Error(detail::concat(qualified_name, "() got an unexpected keyword argument '", name, "'"));
+    frame.vars[name] = value;
+    set[i] = true;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (set[i]) continue;
+    if (!params[i].default_value)
+      throw Error(detail::concat(qualified_name, "() missing argument '", params[i].name, "'"));
+    frame.vars[params[i].name] = eval(*params[i].default_value, frame);
+  }
+  ++depth_;
+  struct DepthGuard {
+    int& d;
+    ~DepthGuard() { --d; }
+  } guard{depth_};
+  IValue result;
+  exec_block(fn.body, frame, result);
+  return result;
+}
+
+IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs& kwargs) {
+  Stack bound;
+  if (recorder_) {
+    Stack all = args;
+    for (const auto& [k, v] : kwargs) all.push_back(v);
+    if (GraphRecorder::any_dynamic(all)) {
+      const ops::OpEntry* op = resolve_overload(op_name, args, kwargs, &bound, &GraphRecorder::matches);
+      if (op == nullptr) throw UnsupportedError(detail::concat("unknown op ", op_name));
+      return recorder_->emit_op(*op, bound, "");
+    }
+  }
+  const ops::OpEntry* op = resolve_overload(op_name, args, kwargs, &bound);
+  if (op == nullptr) throw UnsupportedError(detail::concat("unknown op ", op_name, " (`tvk ops` lists the ops tvk has)"));
+  if (op_counts_) ++(*op_counts_)[op->schema.full_name()];
+  const bool had_tensors = contains_tensor(bound);
+  IValue out = ops::call(*op, std::move(bound));
+  // Factories (torch.zeros(...), no tensor inputs) make CPU tensors; a Vulkan model wants them
+  // where its other tensors live.
+  if (device_ != Device::CPU && !had_tensors) out = to_device(out, device_);
+  return out;
+}
+
+bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result,
+                          const SourceLocation& loc) {
+  if (recorder_ && GraphRecorder::any_dynamic(args)) {
+    const std::string name = builtin_table_name(path);
+    if (name.empty() || !kwargs.empty()) return false;
+    // Tensors go to registered ops (torch.add(t, u) is aten::add), not to the scalar builtins.
+    for (const IValue& a : args) {
+      const Value* v = GraphRecorder::value_of(a);
+      if (a.isTensor() || (v && v->type == ValueType::Tensor)) return false;
+    }
+    *result = recorder_->emit_builtin(name, args, to_string(loc));
+    return true;
+  }
+  return call_builtin(path, args, kwargs, result);
+}
+
+bool Interpreter::condition(const IValue& value, const SourceLocation& loc) {
+  if (recorder_ && GraphRecorder::is_dynamic(value))
+    fail_at(loc, "this condition depends on the model's input, which the optimizer can only freeze in an if "
+                 "statement");
+  return truthy(value);
+}
+
+IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs& kwargs, const SourceLocation& loc) {
+  if (recorder_ && path == "ops.prim.RaiseException") {
+    // Freezing: the raise becomes a node; the block it ends stops here.
+    const IValue message = args.empty() ? IValue(std::string()) : args[0];
+    const std::string cls = args.size() > 1 && args[1].isString() ? args[1].toStringRef() : "builtins.Exception";
+    recorder_->emit_raise(cls, message, to_string(loc));
+    raised_ = true;
+    return IValue();
+  }
+  if (const FunctionDef* fn = unit_.find_function(path)) return call_function(*fn, path, std::move(args), kwargs);
+  if (const ClassInfo* cls = unit_.find_class(path)) {
+    // Constructing a script class (NamedTuple-like or with __init__).
+    auto obj = std::make_shared<Object>();
+    obj->type_name = path;
+    if (const FunctionDef* init = cls->method("__init__")) {
+      args.insert(args.begin(), IValue(obj));
+      call_function(*init, path + ".__init__", std::move(args), kwargs);
+    } else {
+      for (size_t i = 0; i < args.size() && i < cls->declared.size(); ++i) obj->set(cls->declared[i], args[i]);
+      for (const auto& [k, v] : kwargs) obj->set(k, v);
+    }
+    return IValue(obj);
+  }
+  if (path == "range" || path == "builtins.range") {
+    if (args.empty() || args.size() > 3) fail_at(loc, "range() takes 1 to 3 arguments");
+    const int64_t lo = args.size() > 1 ? args[0].toInt() : 0;
+    const int64_t hi = args.size() > 1 ? args[1].toInt() : args[0].toInt();
+    const int64_t step = args.size() > 2 ? args[2].toInt() : 1;
+    if (step == 0) fail_at(loc, "range() arg 3 must not be zero");
+    List items;
+    for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) {
+      if (items.size() > (size_t{1} << 26)) fail_at(loc, "range() too long");
+      items.emplace_back(i);
+    }
+    return IValue::list(std::move(items));
+  }
+  if (path == "getattr" || path == "hasattr") {
+    if (args.size() < 2 || !args[0].isObject() || !args[1].isString()) fail_at(loc, path + "() needs an object and a name");
+    IValue* v = args[0].toObject()->find(args[1].toStringRef());
+    if (path == "hasattr") return IValue(v != nullptr);
+    if (v) return *v;
+    if (args.size() > 2) return args[2];
+    return get_attr(args[0].toObject(), args[1].toStringRef());
+  }
+  if (path == "tuple" && args.size() == 1) return IValue::tuple(args[0].toList());
+  if (path == "enumerate" && args.size() == 1) {
+    List items;
+    int64_t i = 0;
+    for (const IValue& v : args[0].toList()) {
+      List pair;
+      pair.emplace_back(i++);
+      pair.push_back(v);
+      items.push_back(IValue::tuple(std::move(pair)));
+    }
+    return IValue::list(std::move(items));
+  }
+  if (path == "zip" && args.size() >= 2) {
+    size_t n = std::numeric_limits<size_t>::max();
+    for (const IValue& a : args) n = std::min(n, a.toList().size());
+    List items;
+    for (size_t i = 0; i < n; ++i) {
+      List row;
+      for (const IValue& a : args) row.push_back(a.toList()[i]);
+      items.push_back(IValue::tuple(std::move(row)));
+    }
+    return IValue::list(std::move(items));
+  }
+  IValue result;
+  if (builtin(path, args, kwargs, &result, loc)) return result;
+  // Registered ops: torch.X -> aten::X, ops.NS.X -> NS::X.
+  std::string op_name;
+  if (path.rfind("torch.", 0) == 0 && path.find('.', 6) == std::string::npos) op_name = "aten::" + path.substr(6);
+  else if (path.rfind("ops.", 0) == 0) {
+    const size_t dot = path.find('.', 4);
+    if (dot != std::string::npos) op_name = path.substr(4, dot - 4) + "::" + path.substr(dot + 1);
+  } else if (path.rfind("torch.nn.functional.", 0) == 0 || path.rfind("torch._C._nn.", 0) == 0) {
+    op_name = "aten::" + path.substr(path.rfind('.') + 1);
+  }
+  if (op_name.empty()) fail_at(loc, "unknown function " + path);
+  try {
+    return call_op(op_name, std::move(args), kwargs);
+  } catch (const ScriptException&) {
+    throw;
+  } catch (const Error& e) {
+    fail_at(loc, e.what());
+  }
+}
+
+IValue Interpreter::call_value(const IValue& callee, Stack args, const Kwargs& kwargs, const SourceLocation& loc) {
+  if (const std::string* path = path_of(callee)) return call_path(*path, std::move(args), kwargs, loc);
+  fail_at(loc, std::string("a value of type ") + callee.tag_name() + " is not callable");
+}
+
+// ---- attributes --------------------------------------------------------------------------------
+
+IValue Interpreter::class_constant(const ClassInfo& cls, const std::string& name) {
+  auto it = cls.constants.find(name);
+  if (it == cls.constants.end())
+    throw Error(detail::concat("object of type ", cls.qualified_name, " has no attribute '", name, "'"));
+  Frame scratch;
+  scratch.function = cls.qualified_name;
+  return eval(*it->second, scratch);
+}
+
+IValue Interpreter::get_attr(const std::shared_ptr<Object>& self, const std::string& name) {
+  if (IValue* v = self->find(name)) return *v;
+  const ClassInfo* cls = unit_.find_class(self->type_name);
+  if (cls == nullptr) throw Error(detail::concat("object of type ", self->type_name, " has no attribute '", name, "'"));
+  if (cls->method(name)) return make_path_ref(self->type_name + "." + name);
+  return class_constant(*cls, name);
+}
+
+// ---- statements --------------------------------------------------------------------------------
+
+Interpreter::Flow Interpreter::exec_block(const Block& block, Frame& frame, IValue& result) {
+  for (const StmtPtr& stmt : block) {
+    Flow flow = exec(*stmt, frame, result);
+    if (raised_) return Flow::Raised;
+    if (flow != Flow::Normal) return flow;
+  }
+  return Flow::Normal;
+}
+
+Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& result) {
+  switch (stmt.kind) {
+    case StmtKind::Expr:
+      eval(*stmt.as<ExprStmt>().value, frame);
+      return Flow::Normal;
+    case StmtKind::Assign: {
+      const auto& s = stmt.as<AssignStmt>();
+      IValue value = eval(*s.value, frame);
+      for (const ExprPtr& target : s.targets) assign(*target, value, frame);
+      return Flow::Normal;
+    }
+    case StmtKind::AnnAssign: {
+      const auto& s = stmt.as<AnnAssignStmt>();
+      if (s.value) assign(*s.target, eval(*s.value, frame), frame);
+      return Flow::Normal;
+    }
+    case StmtKind::AugAssign: {
+      const auto& s = stmt.as<AugAssignStmt>();
+      assign(*s.target, eval_binary(s.op, eval(*s.target, frame), eval(*s.value, frame)), frame);
+      return Flow::Normal;
+    }
+    case StmtKind::If: {
+      const auto& s = stmt.as<IfStmt>();
+      IValue cond = eval(*s.test, frame);
+      if (recorder_ && GraphRecorder::is_dynamic(cond)) return exec_dynamic_if(s, cond, frame, result);
+      return exec_block(truthy(cond) ? s.body : s.orelse, frame, result);
+    }
+    case StmtKind::For: {
+      const auto& s = stmt.as<ForStmt>();
+      IValue iter = eval(*s.iter, frame);
+      if (recorder_ && GraphRecorder::value_of(iter))
+        fail_at(s.loc, "the optimizer cannot freeze a loop over a value that depends on the model's input");
+      List items;
+      if (iter.isList() || iter.isTuple()) items = iter.toList();
+      else if (iter.isDict()) for (auto& [k, v] : iter.toDict()->items) items.push_back(k);
+      else if (iter.isTensor()) {
+        const Tensor& t = iter.toTensor();
+        TVK_CHECK(t.dim() > 0, to_string(s.loc), ": iteration over a 0-d tensor");
+        for (int64_t i = 0; i < t.size(0); ++i) items.push_back(call_op("aten::select", {t, int64_t{0}, i}, {}));
+      } else fail_at(s.loc, std::string("cannot iterate over a value of type ") + iter.tag_name());
+      for (IValue& item : items) {
+        assign(*s.target, std::move(item), frame);
+        Flow flow = exec_block(s.body, frame, result);
+        if (flow == Flow::Break) break;
+        if (flow == Flow::Return) return flow;
+      }
+      return Flow::Normal;
+    }
+    case StmtKind::While: {
+      const auto& s = stmt.as<WhileStmt>();
+      while (condition(eval(*s.test, frame), s.loc)) {
+        Flow flow = exec_block(s.body, frame, result);
+        if (flow == Flow::Break) break;
+        if (flow == Flow::Return) return flow;
+      }
+      return Flow::Normal;
+    }
+    case StmtKind::Return: {
+      const auto& s = stmt.as<ReturnStmt>();
+      result = s.value ? eval(*s.value, frame) : IValue();
+      return Flow::Return;
+    }
+    case StmtKind::Raise: {
+      const auto& s = stmt.as<RaiseStmt>();
+      std::string message = "Exception";
+      if (s.exception) {
+        IValue e = eval(*s.exception, frame);
+        message = python_str(e);
+      }
+      throw ScriptException("builtins.Exception", message);
+    }
+    case StmtKind::Assert: {
+      const auto& s = stmt.as<AssertStmt>();
+      IValue test = eval(*s.test, frame);
+      if (recorder_ && GraphRecorder::is_dynamic(test)) {
+        // assert c, m  ==  if c: pass else: raise AssertionError(m)
+        Node* node = recorder_->begin_if(test, to_string(s.loc));
+        recorder_->enter(node->blocks[1].get());
+        recorder_->emit_raise("builtins.AssertionError", s.message ? eval(*s.message, frame) : IValue("AssertionError"),
+                              to_string(s.loc));
+        recorder_->leave();
+        return Flow::Normal;
+      }
+      if (!truthy(test))
+        throw ScriptException("builtins.AssertionError",
+                              s.message ? python_str(eval(*s.message, frame)) : "AssertionError");
+      return Flow::Normal;
+    }
+    case StmtKind::Pass:
+      return Flow::Normal;
+    case StmtKind::Break:
+      return Flow::Break;
+    case StmtKind::Continue:
+      return Flow::Continue;
+    case StmtKind::Delete:
+      for (const ExprPtr& t : stmt.as<DeleteStmt>().targets)
+        if (t->is<NameExpr>()) frame.vars.erase(t->as<NameExpr>().id);
+      return Flow::Normal;
+    case StmtKind::Import:
+    case StmtKind::Global:
+      return Flow::Normal;
+    default:
+      fail_at(stmt.loc, "this statement is not supported inside a function");
+  }
+}
+
+void Interpreter::assign(const Expr& target, IValue value, Frame& frame) {
+  switch (target.kind) {
+    case ExprKind::Name:
+      frame.vars[target.as<NameExpr>().id] = std::move(value);
+      return;
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      const auto& elements = target.is<TupleExpr>() ? target.as<TupleExpr>().elements : target.as<ListExpr>().elements;
+      if (recorder_ && GraphRecorder::value_of(value)) {
+        for (size_t i = 0; i < elements.size(); ++i)
+          assign(*elements[i], recorder_->emit_tuple_index(value, static_cast<int64_t>(i)), frame);
+        return;
+      }
+      if (!value.isTuple() && !value.isList()) fail_at(target.loc, std::string("cannot unpack a ") + value.tag_name());
+      const List items = value.toList();
+      if (items.size() != elements.size())
+        fail_at(target.loc, detail::concat("expected ", elements.size(), " values to unpack, got ", items.size()));
+      for (size_t i = 0; i < items.size(); ++i) assign(*elements[i], items[i], frame);
+      return;
+    }
+    case ExprKind::Attribute: {
+      const auto& a = target.as<AttributeExpr>();
+      IValue obj = eval(*a.value, frame);
+      if (!obj.isObject()) fail_at(target.loc, std::string("cannot set an attribute on a ") + obj.tag_name());
+      obj.toObject()->set(a.attr, std::move(value));
+      return;
+    }
+    case ExprKind::Subscript: {
+      const auto& s = target.as<SubscriptExpr>();
+      IValue container = eval(*s.value, frame);
+      if (s.indices.size() != 1) fail_at(target.loc, "multi-index assignment is not supported");
+      Stack args{container, eval(*s.indices[0], frame), value};
+      IValue ignored;
+      if (!builtin("_set_item", args, {}, &ignored, target.loc))
+        fail_at(target.loc, std::string("cannot assign into a ") + container.tag_name());
+      return;
+    }
+    default:
+      fail_at(target.loc, "invalid assignment target");
+  }
+}
+
+// ---- expressions -------------------------------------------------------------------------------
+
+IValue Interpreter::eval(const Expr& expr, Frame& frame) {
+  switch (expr.kind) {
+    case ExprKind::Name:
+      return eval_name(expr.as<NameExpr>(), frame);
+    case ExprKind::Constant: {
+      const auto& c = expr.as<ConstantExpr>();
+      switch (c.type) {
+        case ConstantExpr::Type::None: return IValue();
+        case ConstantExpr::Type::Bool: return IValue(c.bool_value);
+        case ConstantExpr::Type::Int: return IValue(c.int_value);
+        case ConstantExpr::Type::Float: return IValue(c.float_value);
+        case ConstantExpr::Type::String: return IValue(c.string_value);
+        default: fail_at(expr.loc, "unsupported constant");
+      }
+    }
+    case ExprKind::Attribute:
+      return eval_attribute(expr.as<AttributeExpr>(), frame);
+    case ExprKind::Subscript:
+      return eval_subscript(expr.as<SubscriptExpr>(), frame);
+    case ExprKind::Call:
+      return eval_call(expr.as<CallExpr>(), frame);
+    case ExprKind::Tuple: {
+      List items;
+      for (const ExprPtr& e : expr.as<TupleExpr>().elements) items.push_back(eval(*e, frame));
+      return IValue::tuple(std::move(items));
+    }
+    case ExprKind::List: {
+      List items;
+      for (const ExprPtr& e : expr.as<ListExpr>().elements) items.push_back(eval(*e, frame));
+      return IValue::list(std::move(items));
+    }
+    case ExprKind::Dict: {
+      const auto& d = expr.as<DictExpr>();
+      auto dict = std::make_shared<Dict>();
+      for (size_t i = 0; i < d.keys.size(); ++i) dict->set(eval(*d.keys[i], frame), eval(*d.values[i], frame));
+      return IValue(dict);
+    }
+    case ExprKind::Unary: {
+      const auto& u = expr.as<UnaryExpr>();
+      IValue v = eval(*u.operand, frame);
+      if (recorder_ && GraphRecorder::value_of(v) && u.op != UnaryOp::Pos) {
+        if (GraphRecorder::value_of(v)->type == ValueType::Tensor) return call_op("aten::neg", {v}, {});
+        Stack args{v};
+        return recorder_->emit_builtin(u.op == UnaryOp::Not ? "__not__" : "neg", args, to_string(expr.loc));
+      }
+      if (u.op == UnaryOp::Not) return IValue(!truthy(v));
+      if (u.op == UnaryOp::Pos) return v;
+      if (u.op == UnaryOp::Neg) {
+        if (v.isInt()) return IValue(-v.toInt());
+        if (v.isDouble()) return IValue(-v.toDouble());
+        return call_op("aten::neg", {v}, {});
+      }
+      if (v.isInt()) return IValue(~v.toInt());
+      fail_at(expr.loc, "~ needs an int");
+    }
+    case ExprKind::Binary: {
+      const auto& b = expr.as<BinaryExpr>();
+      return eval_binary(b.op, eval(*b.left, frame), eval(*b.right, frame));
+    }
+    case ExprKind::Compare: {
+      const auto& c = expr.as<CompareExpr>();
+      IValue left = eval(*c.left, frame);
+      if (recorder_ && c.ops.size() == 1) {
+        IValue right = eval(*c.comparators[0], frame);
+        if (GraphRecorder::is_dynamic(left) || GraphRecorder::is_dynamic(right)) {
+          static const char* names[] = {"eq", "ne", "lt", "le", "gt", "ge", "__is__", "__isnot__"};
+          const int op = static_cast<int>(c.ops[0]);
+          if (op >= 8) fail_at(expr.loc, "'in' on values that depend on the model's input cannot be frozen");
+          Stack args{left, right};
+          return recorder_->emit_builtin(names[op], args, to_string(expr.loc));
+        }
+        return IValue(eval_compare(c.ops[0], left, right));
+      }
+      for (size_t i = 0; i < c.ops.size(); ++i) {
+        IValue right = eval(*c.comparators[i], frame);
+        if (!eval_compare(c.ops[i], left, right)) return IValue(false);
+        left = std::move(right);
+      }
+      return IValue(true);
+    }
+    case ExprKind::BoolOp: {
+      const auto& b = expr.as<BoolOpExpr>();
+      IValue v;
+      if (recorder_) {
+        Stack values;
+        for (const ExprPtr& e : b.values) values.push_back(eval(*e, frame));
+        if (GraphRecorder::any_dynamic(values)) {
+          IValue acc = values[0];
+          for (size_t i = 1; i < values.size(); ++i) {
+            Stack pair{acc, values[i]};
+            acc = recorder_->emit_builtin(b.op == BoolOp::And ? "__and__" : "__or__", pair, to_string(expr.loc));
+          }
+          return acc;
+        }
+      }
+      for (const ExprPtr& e : b.values) {
+        v = eval(*e, frame);
+        if (b.op == BoolOp::And ? !truthy(v) : truthy(v)) return v;
+      }
+      return v;
+    }
+    case ExprKind::IfExp: {
+      const auto& e = expr.as<IfExpExpr>();
+      return condition(eval(*e.test, frame), e.loc) ? eval(*e.body, frame) : eval(*e.orelse, frame);
+    }
+    case ExprKind::ListComp: {
+      const auto& c = expr.as<ListCompExpr>();
+      IValue iter = eval(*c.iter, frame);
+      List out;
+      for (const IValue& item : iter.toList()) {
+        assign(*c.target, item, frame);
+        out.push_back(eval(*c.element, frame));
+      }
+      return IValue::list(std::move(out));
+    }
+    default:
+      fail_at(expr.loc, "this expression is not supported");
+  }
+}
+
+IValue Interpreter::eval_name(const NameExpr& name, Frame& frame) {
+  auto it = frame.vars.find(name.id);
+  if (it != frame.vars.end()) return it->second;
+  if (name.id == "inf") return IValue(std::numeric_limits<double>::infinity());
+  if (name.id == "nan") return IValue(std::numeric_limits<double>::quiet_NaN());
+  if (name.id == "torch" || name.id == "ops" || name.id == "__torch__" || name.id == "CONSTANTS" ||
+      name.id == "math" || name.id == "builtins" || is_python_builtin(name.id))
+    return make_path_ref(name.id);
+  fail_at(name.loc, "name '" + name.id + "' is not defined in " + frame.function);
+}
+
+IValue Interpreter::eval_attribute(const AttributeExpr& attr, Frame& frame) {
+  IValue base = eval(*attr.value, frame);
+  if (const std::string* path = path_of(base)) {
+    if (*path == "CONSTANTS") {
+      if (attr.attr.size() < 2 || attr.attr[0] != 'c') fail_at(attr.loc, "bad constant name " + attr.attr);
+      const size_t index = std::strtoull(attr.attr.c_str() + 1, nullptr, 10);
+      if (index >= unit_.constants.size())
+        fail_at(attr.loc, detail::concat("CONSTANTS.", attr.attr, " does not exist (the archive has ",
+                                         unit_.constants.size(), " constants)"));
+      return unit_.constants[index];
+    }
+    return make_path_ref(*path + "." + attr.attr);
+  }
+  if (base.isObject()) {
+    try {
+      return get_attr(base.toObject(), attr.attr);
+    } catch (const Error& e) {
+      fail_at(attr.loc, e.what());
+    }
+  }
+  if (GraphRecorder::value_of(base))
+    fail_at(attr.loc, "the optimizer cannot freeze attribute '" + attr.attr + "' of a value that depends on the input");
+  if (base.isTensor()) {
+    const Tensor& t = base.toTensor();
+    if (attr.attr == "shape") return IValue(t.sizes());
+    if (attr.attr == "is_cuda") return IValue(false);
+    if (attr.attr == "device") return IValue(t.device());
+  }
+  fail_at(attr.loc, std::string("a value of type ") + base.tag_name() + " has no attribute '" + attr.attr + "'");
+}
+
+IValue Interpreter::eval_subscript(const SubscriptExpr& sub, Frame& frame) {
+  IValue base = eval(*sub.value, frame);
+  if (sub.indices.size() != 1) fail_at(sub.loc, "multi-dimensional subscripts are not supported here");
+  const Expr& index_expr = *sub.indices[0];
+  if (index_expr.is<SliceExpr>()) {
+    const auto& s = index_expr.as<SliceExpr>();
+    if (!base.isList() && !base.isTuple() && !base.isString()) fail_at(sub.loc, "slicing needs a list, tuple or str");
+    const int64_t n = base.isString() ? static_cast<int64_t>(base.toStringRef().size())
+                                      : static_cast<int64_t>(base.toList().size());
+    auto bound = [&](const ExprPtr& e, int64_t dflt) {
+      if (!e) return dflt;
+      int64_t v = eval(*e, frame).toInt();
+      if (v < 0) v += n;
+      return std::clamp<int64_t>(v, 0, n);
+    };
+    const int64_t step = s.step ? eval(*s.step, frame).toInt() : 1;
+    if (step != 1) fail_at(sub.loc, "slices with a step are not supported on lists");
+    const int64_t lo = bound(s.lower, 0), hi = std::max(bound(s.upper, n), bound(s.lower, 0));
+    if (base.isString()) return IValue(base.toStringRef().substr(lo, hi - lo));
+    const List& items = base.toList();
+    List out(items.begin() + lo, items.begin() + hi);
+    return base.isList() ? IValue::list(std::move(out)) : IValue::tuple(std::move(out));
+  }
+  IValue index = eval(index_expr, frame);
+  if (recorder_ && GraphRecorder::value_of(base) && GraphRecorder::value_of(base)->type == ValueType::Tensor)
+    return call_op("aten::select", {base, int64_t{0}, index}, {});
+  Stack args{base, index};
+  IValue result;
+  if (builtin("__getitem__", args, {}, &result, sub.loc)) return result;
+  if (base.isTensor() && index.isInt()) return call_op("aten::select", {base, int64_t{0}, index}, {});
+  fail_at(sub.loc, std::string("cannot index a ") + base.tag_name() + " with a " + index.tag_name());
+}
+
+IValue Interpreter::eval_call(const CallExpr& call, Frame& frame) {
+  // Type-taking builtins read their type argument as syntax, not as a value.
+  if (call.func->is<NameExpr>()) {
+    const std::string& fname = call.func->as<NameExpr>().id;
+    if ((fname == "annotate" || fname == "unchecked_cast") && call.args.size() == 2)
+      return eval(*call.args[1], frame);
+    if (fname == "uninitialized") return IValue();
+    if (fname == "isinstance" && call.args.size() == 2) return IValue(matches_type(*call.args[1], eval(*call.args[0], frame)));
+  }
+  Stack args;
+  args.reserve(call.args.size());
+  for (const ExprPtr& a : call.args) args.push_back(eval(*a, frame));
+  Kwargs kwargs;
+  for (const Keyword& k : call.keywords) kwargs.emplace_back(k.name, eval(*k.value, frame));
+
+  // obj.method(...) on a script object, or value.method(...) on a builtin value.
+  if (call.func->is<AttributeExpr>()) {
+    const auto& a = call.func->as<AttributeExpr>();
+    IValue base = eval(*a.value, frame);
+    if (base.isObject() && !path_of(base) && !GraphRecorder::value_of(base)) {
+      const auto& obj = base.toObject();
+      const ClassInfo* cls = unit_.find_class(obj->type_name);
+      if (cls && cls->method(a.attr)) return call_method(obj, a.attr, std::move(args), kwargs);
+      IValue callee = get_attr(obj, a.attr);
+      return call_value(callee, std::move(args), kwargs, call.loc);
+    }
+    if (!path_of(base)) {
+      // e.g. "{}".format(x) or a list method: the same builtins as torch.X(value, ...).
+      args.insert(args.begin(), base);
+      return call_path("torch." + a.attr, std::move(args), kwargs, call.loc);
+    }
+    return call_path(*path_of(base) + "." + a.attr, std::move(args), kwargs, call.loc);
+  }
+  IValue callee = eval(*call.func, frame);
+  return call_value(callee, std::move(args), kwargs, call.loc);
+}
+
+IValue Interpreter::eval_binary(BinaryOp op, const IValue& a, const IValue& b) {
+  static const char* names[] = {"add", "sub", "mul", "div", "floordiv", "remainder", "pow", "matmul",
+                                "__and__", "__or__", "__xor__", "__lshift__", "__rshift__"};
+  const std::string name = names[static_cast<int>(op)];
+  Stack args{a, b};
+  IValue result;
+  const bool tensor_operand = a.isTensor() || b.isTensor() ||
+                              (GraphRecorder::value_of(a) && GraphRecorder::value_of(a)->type == ValueType::Tensor) ||
+                              (GraphRecorder::value_of(b) && GraphRecorder::value_of(b)->type == ValueType::Tensor);
+  if (!tensor_operand && builtin(name, args, {}, &result, SourceLocation{})) return result;
+  return call_op("aten::" + name, {a, b}, {});
+}
+
+bool Interpreter::eval_compare(CompareOp op, const IValue& a, const IValue& b) {
+  switch (op) {
+    case CompareOp::Is: return a.is(b);
+    case CompareOp::IsNot: return !a.is(b);
+    case CompareOp::In:
+    case CompareOp::NotIn: {
+      Stack args{b, a};
+      IValue r;
+      if (!call_builtin("__contains__", args, {}, &r)) throw Error("'in' needs a list, tuple, dict or str");
+      return op == CompareOp::In ? r.toBool() : !r.toBool();
+    }
+    default: break;
+  }
+  static const char* names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  Stack args{a, b};
+  IValue r;
+  if (!call_builtin(names[static_cast<int>(op)], args, {}, &r))
+    throw Error(std::string("cannot compare a ") + a.tag_name() + " with a " + b.tag_name());
+  return r.toBool();
+}
+
+bool Interpreter::matches_type(const Expr& type, const IValue& v) {
+  if (const Value* dyn = GraphRecorder::value_of(v)) {
+    // Freezing: decide from the value's static type where that is enough.
+    if (type.is<NameExpr>()) {
+      const std::string& n = type.as<NameExpr>().id;
+      if (n == "Tensor") return dyn->type == ValueType::Tensor;
+      if (n == "int") return dyn->type == ValueType::Int;
+      if (n == "float") return dyn->type == ValueType::Float;
+      if (n == "bool") return dyn->type == ValueType::Bool;
+      if (n == "str") return dyn->type == ValueType::Str;
+    }
+    if (type.is<SubscriptExpr>() && type.as<SubscriptExpr>().value->is<NameExpr>() &&
+        type.as<SubscriptExpr>().value->as<NameExpr>().id == "Optional" && dyn->type != ValueType::Any)
+      return matches_type(*type.as<SubscriptExpr>().indices[0], v);
+    throw Error("the optimizer cannot decide isinstance() on a value that depends on the model's input");
+  }
+  if (type.is<TupleExpr>()) {
+    for (const ExprPtr& t : type.as<TupleExpr>().elements)
+      if (matches_type(*t, v)) return true;
+    return false;
+  }
+  if (type.is<NameExpr>()) {
+    const std::string& n = type.as<NameExpr>().id;
+    if (n == "Tensor") return v.isTensor();
+    if (n == "int") return v.isInt();
+    if (n == "float") return v.isDouble();
+    if (n == "bool") return v.isBool();
+    if (n == "str") return v.isString();
+    if (n == "NoneType") return v.isNone();
+    if (n == "Any") return true;
+    if (n == "list" || n == "List") return v.isList();
+    if (n == "tuple" || n == "Tuple") return v.isTuple();
+    if (n == "dict" || n == "Dict") return v.isDict();
+    return false;
+  }
+  if (type.is<SubscriptExpr>()) {
+    const auto& s = type.as<SubscriptExpr>();
+    if (!s.value->is<NameExpr>()) return false;
+    const std::string& n = s.value->as<NameExpr>().id;
+    if (n == "Optional") return v.isNone() || matches_type(*s.indices[0], v);
+    if (n == "List") {
+      if (!v.isList()) return false;
+      for (const IValue& e : v.toList())
+        if (!matches_type(*s.indices[0], e)) return false;
+      return true;
+    }
+    if (n == "Tuple") {
+      if (!v.isTuple() || v.toList().size() != s.indices.size()) return false;
+      for (size_t i = 0; i < s.indices.size(); ++i)
+        if (!matches_type(*s.indices[i], v.toList()[i])) return false;
+      return true;
+    }
+    if (n == "Dict") return v.isDict();
+    return false;
+  }
+  if (type.is<AttributeExpr>()) {
+    // A script class: compare qualified names.
+    std::string qualified;
+    const Expr* e = &type;
+    while (e->is<AttributeExpr>()) {
+      qualified = "." + e->as<AttributeExpr>().attr + qualified;
+      e = e->as<AttributeExpr>().value.get();
+    }
+    if (!e->is<NameExpr>()) return false;
+    qualified = e->as<NameExpr>().id + qualified;
+    return v.isObject() && v.toObject()->type_name == qualified;
+  }
+  return false;
+}
+
+}  // namespace tvk::jit
+
+namespace tvk::jit {
+
+Interpreter::Flow Interpreter::exec_dynamic_if(const IfStmt& s, const IValue& cond, Frame& frame, IValue& result) {
+  Node* node = recorder_->begin_if(cond, to_string(s.loc));
+  Frame branches[2] = {frame, frame};
+  Flow flows[2];
+  const Block* bodies[2] = {&s.body, &s.orelse};
+  for (int i = 0; i < 2; ++i) {
+    recorder_->enter(node->blocks[i].get());
+    raised_ = false;
+    flows[i] = exec_block(*bodies[i], branches[i], result);
+    raised_ = false;
+    recorder_->leave();
+    if (flows[i] == Flow::Return || flows[i] == Flow::Break || flows[i] == Flow::Continue)
+      fail_at(s.loc, "the optimizer cannot freeze return/break/continue inside a branch that depends on the input");
+  }
+  const bool raised[2] = {flows[0] == Flow::Raised, flows[1] == Flow::Raised};
+  if (raised[0] && raised[1]) {
+    raised_ = true;
+    return Flow::Raised;
+  }
+  if (raised[0] || raised[1]) {
+    // Only the other branch continues: its variables are the ones that exist afterwards.
+    frame.vars = branches[raised[0] ? 1 : 0].vars;
+    return Flow::Normal;
+  }
+  std::unordered_map<std::string, IValue> merged;
+  for (auto& [name, then_value] : branches[0].vars) {
+    auto other = branches[1].vars.find(name);
+    if (other == branches[1].vars.end()) continue;  // defined on one path only: unusable afterwards
+    const IValue& else_value = other->second;
+    if (then_value.is(else_value) && !(then_value.isList() && GraphRecorder::is_dynamic(then_value))) {
+      merged[name] = then_value;
+      continue;
+    }
+    merged[name] = recorder_->add_if_output(node, then_value, else_value);
+  }
+  frame.vars = std::move(merged);
+  return Flow::Normal;
+}
+
+}  // namespace tvk::jit

@@ -1,0 +1,162 @@
+#include "jit/serialization/import.h"
+
+#include <cstring>
+#include <map>
+
+#include "jit/frontend/parser.h"
+#include "ops/custom_class.h"
+#include "tvk/version.h"
+#include "jit/serialization/unpickler.h"
+#include "jit/serialization/zip_reader.h"
+
+namespace tvk::jit {
+
+namespace {
+
+std::string relative(const ZipReader& zip, const std::string& name) {
+  const std::string& prefix = zip.prefix();
+  return name.compare(0, prefix.size(), prefix) == 0 ? name.substr(prefix.size()) : name;
+}
+
+int64_t read_version(const ZipReader& zip) {
+  const std::string record = zip.has(".data/version") ? ".data/version" : "version";
+  if (!zip.has(record))
+    throw Error(detail::concat(zip.display_name(), ": no 'version' record (not a TorchScript archive?)"));
+  std::vector<uint8_t> bytes = zip.read(record);
+  std::string text(bytes.begin(), bytes.end());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(detail::concat(zip.display_name(), ": record '", record, "' is not a version number"));
+  const int64_t version = std::stoll(text);
+  if (version < kMinFileFormatVersion || version > kMaxFileFormatVersion)
+    throw Error(detail::concat(zip.display_name(), ": archive format version ", version, " is not supported (tvk reads ",
+                               kMinFileFormatVersion, " to ", kMaxFileFormatVersion, ")"));
+  return version;
+}
+
+// Tensor storages of one pickle: `<folder>/<key>` records, each loaded once.
+class StorageLoader {
+ public:
+  StorageLoader(const ZipReader& zip, std::string folder) : zip_(zip), folder_(std::move(folder)) {}
+
+  Tensor operator()(const std::string& key, const std::string& storage_type, int64_t numel, const std::string&) {
+    auto it = loaded_.find(key);
+    if (it != loaded_.end()) return it->second;
+    const DType dtype = storage_dtype(storage_type);
+    const std::string record = folder_ + "/" + key;
+    if (!zip_.has(record)) throw Error(detail::concat(zip_.display_name(), ": missing tensor record '", record, "'"));
+    if (numel < 0) throw Error(detail::concat(zip_.display_name(), ": record '", record, "': negative element count"));
+    const uint64_t want = static_cast<uint64_t>(numel) * element_size(dtype);
+    const uint64_t have = zip_.size_of(record);
+    if (have < want)
+      throw Error(detail::concat(zip_.display_name(), ": record '", record, "' holds ", have, " bytes but its ",
+                                 storage_type, " of ", numel, " elements needs ", want));
+    std::vector<uint8_t> bytes = zip_.read(record);
+    Tensor t = empty({numel}, dtype);
+    if (want) std::memcpy(t.raw_data(), bytes.data(), want);
+    loaded_.emplace(key, t);
+    return t;
+  }
+
+ private:
+  const ZipReader& zip_;
+  std::string folder_;
+  std::map<std::string, Tensor> loaded_;
+};
+
+// Moves every tensor reachable from `v` (objects, lists, tuples, dicts) to `device`, once each.
+void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen) {
+  if (v.isTensor()) {
+    if (v.toTensor().defined()) v = IValue(v.toTensor().to(device));
+  } else if (v.isList() || v.isTuple()) {
+    for (IValue& e : *v.toListRef()) move_tensors(e, device, seen);
+  } else if (v.isDict()) {
+    for (auto& [k, e] : v.toDict()->items) move_tensors(e, device, seen);
+  } else if (v.isObject()) {
+    Object* obj = v.toObject().get();
+    if (seen[obj]) return;
+    seen[obj] = true;
+    for (auto& [name, e] : obj->attributes) move_tensors(e, device, seen);
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device) {
+  ZipReader zip = ZipReader::open(path);
+  read_version(zip);
+  if (!zip.has("data.pkl"))
+    throw Error(detail::concat(path, ": no 'data.pkl' record (not a TorchScript module archive)"));
+
+  auto state = std::make_shared<ModuleState>();
+  state->path = path;
+  state->device = device;
+  state->unit = std::make_unique<CompilationUnit>();
+  CompilationUnit& unit = *state->unit;
+
+  for (const std::string& name : zip.records()) {
+    const std::string record = relative(zip, name);
+    if (record.rfind("code/", 0) != 0 || record.size() < 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
+    std::vector<uint8_t> bytes = zip.read(record);
+    const std::string text(bytes.begin(), bytes.end());
+    unit.add_source(parse_source(text, path + "/" + record), qualifier_of_code_record(record));
+  }
+
+  if (zip.has("constants.pkl")) {
+    StorageLoader constants_storage(zip, "constants");
+    UnpicklerHooks hooks;
+    hooks.load_storage = std::ref(constants_storage);
+    IValue constants = Unpickler::unpickle(zip.read("constants.pkl"), path + ": record 'constants.pkl'", hooks);
+    if (!constants.isTuple()) throw Error(path + ": record 'constants.pkl' is not a tuple");
+    unit.constants = constants.toTuple();
+  }
+
+  state->interpreter = std::make_unique<Interpreter>(unit, device);
+  Interpreter& interpreter = *state->interpreter;
+  StorageLoader data_storage(zip, "data");
+  UnpicklerHooks hooks;
+  hooks.load_storage = std::ref(data_storage);
+  hooks.make_object = [&](const std::string& type) {
+    if (type.rfind("__torch__.torch.classes.", 0) == 0) {
+      if (!ops::find_custom_class(type))
+        throw Error(detail::concat("custom class ", type, " is not available in this tvk build",
+                                   TVK_USE_VULKAN ? "" : " (Vulkan classes need TVK_USE_VULKAN=ON)"));
+    } else if (!unit.find_class(type)) {
+      throw Error(detail::concat("class ", type, " has no code in the archive"));
+    }
+    auto obj = std::make_shared<Object>();
+    obj->type_name = type;
+    return obj;
+  };
+  hooks.set_state = [&](const std::shared_ptr<Object>& obj, IValue state_value) {
+    if (const ops::CustomClass* custom = ops::find_custom_class(obj->type_name)) {
+      custom->set_state(*obj, state_value);
+      return;
+    }
+    const ClassInfo* cls = unit.find_class(obj->type_name);
+    if (cls && cls->method("__setstate__")) {
+      Stack args;
+      args.push_back(std::move(state_value));
+      interpreter.call_method(obj, "__setstate__", std::move(args));
+      return;
+    }
+    if (!state_value.isDict())
+      throw Error(detail::concat("state of ", obj->type_name, " is a ", state_value.tag_name(), ", not a dict"));
+    for (auto& [k, v] : state_value.toDict()->items) {
+      if (!k.isString()) throw Error(detail::concat("state of ", obj->type_name, " has a non-string key"));
+      obj->set(k.toStringRef(), v);
+    }
+  };
+  IValue root = Unpickler::unpickle(zip.read("data.pkl"), path + ": record 'data.pkl'", hooks);
+  if (!root.isObject()) throw Error(detail::concat(path, ": data.pkl holds a ", root.tag_name(), ", not a module"));
+
+  if (device != Device::CPU) {
+    std::map<const Object*, bool> seen;
+    move_tensors(root, device, seen);
+    for (IValue& c : unit.constants) move_tensors(c, device, seen);
+  }
+  state->root = root.toObject();
+  return state;
+}
+
+}  // namespace tvk::jit

@@ -1,0 +1,28 @@
+// Import: reads a torch.jit.save archive into a CompilationUnit (code and constants) and the
+// module object graph (data.pkl), as PyTorch's import.cpp does.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "jit/runtime/compilation_unit.h"
+#include "jit/runtime/interpreter.h"
+
+namespace tvk::jit {
+
+struct ModuleState {
+  std::string path;
+  Device device = Device::CPU;
+  std::unique_ptr<CompilationUnit> unit;
+  std::unique_ptr<Interpreter> interpreter;
+  std::shared_ptr<Object> root;
+};
+
+// Throws tvk::Error naming the file and the record/offset/line at fault.
+std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device);
+
+// The archive format versions tvk reads (PyTorch 1.x to 2.x write 1 to 10).
+constexpr int64_t kMinFileFormatVersion = 1;
+constexpr int64_t kMaxFileFormatVersion = 10;
+
+}  // namespace tvk::jit
