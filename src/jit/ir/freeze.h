@@ -1,0 +1,22 @@
+// freeze_method: PyTorch's freeze_module for one method. The module's attributes become
+// constants, submodule calls are inlined, control flow on attributes is folded, and what depends
+// on the inputs (shape checks included) stays as nodes, so the frozen graph accepts every input
+// the original accepted.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "jit/ir/graph.h"
+
+namespace tvk::jit {
+
+struct ModuleState;
+
+// Sets `training` to False on the module and every submodule (torch's module.eval()).
+void set_eval_mode(ModuleState& state);
+
+// Throws tvk::Error naming the construct and source location the freezer cannot handle.
+std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& method);
+
+}  // namespace tvk::jit

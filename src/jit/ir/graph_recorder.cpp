@@ -1,0 +1,206 @@
+#include "jit/ir/graph_recorder.h"
+
+namespace tvk::jit {
+
+namespace {
+struct DynamicValue final : CustomClassPayload {
+  explicit DynamicValue(Value* v) : value(v) {}
+  Value* value;
+};
+constexpr const char* kDynamicType = "tvk.dynamic";
+
+// A representative constant of a type, for builtins that only need to know the kind.
+ValueType builtin_result_type(const std::string& name, const Stack& args) {
+  if (name == "eq" || name == "ne" || name == "lt" || name == "le" || name == "gt" || name == "ge" ||
+      name == "__not__" || name == "__and__" || name == "__or__" || name == "__is__" || name == "__isnot__" ||
+      name == "__contains__" || name == "bool")
+    return ValueType::Bool;
+  if (name == "len" || name == "int" || name == "floor" || name == "ceil" || name == "__range_length" ||
+      name == "__derive_index")
+    return ValueType::Int;
+  if (name == "str" || name == "format") return ValueType::Str;
+  if (name == "float" || name == "div" || name == "sqrt") return ValueType::Float;
+  if (name == "list" || name == "keys" || name == "values" || name == "items") return ValueType::List;
+  if (name == "add" || name == "sub" || name == "mul" || name == "floordiv" || name == "remainder" || name == "neg" ||
+      name == "abs" || name == "min" || name == "max" || name == "pow") {
+    bool all_int = true;
+    for (const IValue& a : args) {
+      Value* v = GraphRecorder::value_of(a);
+      const bool is_int = v ? v->type == ValueType::Int : (a.isInt() || a.isBool());
+      all_int = all_int && is_int;
+    }
+    return all_int ? ValueType::Int : ValueType::Float;
+  }
+  return ValueType::Any;
+}
+}  // namespace
+
+ValueType value_type_of_schema_return(const std::string& raw) {
+  std::string type = raw;
+  const size_t paren = type.find('(');
+  if (paren != std::string::npos) type = type.substr(0, paren) + type.substr(type.find(')') + 1);
+  const size_t space = type.find(' ');
+  if (space != std::string::npos) type = type.substr(0, space);  // "Tensor Y" -> "Tensor"
+  if (type.find('[') != std::string::npos) return ValueType::List;
+  if (type == "Tensor") return ValueType::Tensor;
+  if (type == "int" || type == "SymInt") return ValueType::Int;
+  if (type == "float") return ValueType::Float;
+  if (type == "bool") return ValueType::Bool;
+  if (type == "str") return ValueType::Str;
+  if (type.rfind("__torch__.", 0) == 0) return ValueType::Object;
+  return ValueType::Any;
+}
+
+GraphRecorder::GraphRecorder(Graph& graph) : graph_(graph) { blocks_.push_back(&graph.top()); }
+
+IValue GraphRecorder::wrap(Value* v) {
+  auto it = wrapped_.find(v);
+  if (it != wrapped_.end()) return it->second;
+  auto obj = std::make_shared<Object>();
+  obj->type_name = kDynamicType;
+  obj->payload = std::make_shared<DynamicValue>(v);
+  IValue iv(obj);
+  wrapped_.emplace(v, iv);
+  return iv;
+}
+
+Value* GraphRecorder::value_of(const IValue& v) {
+  if (!v.isObject() || v.toObject()->type_name != kDynamicType) return nullptr;
+  return static_cast<const DynamicValue&>(*v.toObject()->payload).value;
+}
+
+bool GraphRecorder::is_dynamic(const IValue& v) {
+  if (value_of(v)) return true;
+  if (v.isList() || v.isTuple())
+    for (const IValue& e : v.toList())
+      if (is_dynamic(e)) return true;
+  return false;
+}
+
+bool GraphRecorder::any_dynamic(const Stack& values) {
+  for (const IValue& v : values)
+    if (is_dynamic(v)) return true;
+  return false;
+}
+
+bool GraphRecorder::matches(const std::string& schema_type, const IValue& v) {
+  Value* dyn = value_of(v);
+  if (!dyn) return value_matches_type_with(schema_type, v, &GraphRecorder::matches);
+  std::string type = schema_type;
+  if (!type.empty() && type.back() == '?') type.pop_back();
+  const size_t paren = type.find('(');
+  if (paren != std::string::npos) type = type.substr(0, paren) + type.substr(type.find(')') + 1);
+  switch (dyn->type) {
+    case ValueType::Tensor: return type == "Tensor";
+    case ValueType::Int: return type == "int" || type == "SymInt" || type == "Scalar" || type == "float" ||
+                                type.rfind("int[", 0) == 0 || type.rfind("SymInt[", 0) == 0;
+    case ValueType::Float: return type == "float" || type == "Scalar";
+    case ValueType::Bool: return type == "bool" || type == "Scalar" || type == "int";
+    case ValueType::Str: return type == "str";
+    case ValueType::List: return type.find('[') != std::string::npos;
+    case ValueType::Object: return type.rfind("__torch__.", 0) == 0;
+    default: return true;
+  }
+}
+
+ValueType GraphRecorder::type_of(const IValue& v) {
+  if (Value* d = value_of(v)) return d->type;
+  if (v.isTensor()) return ValueType::Tensor;
+  if (v.isInt()) return ValueType::Int;
+  if (v.isDouble()) return ValueType::Float;
+  if (v.isBool()) return ValueType::Bool;
+  if (v.isString()) return ValueType::Str;
+  if (v.isNone()) return ValueType::None;
+  if (v.isList()) return ValueType::List;
+  if (v.isTuple()) return ValueType::Tuple;
+  if (v.isObject()) return ValueType::Object;
+  return ValueType::Any;
+}
+
+Node* GraphRecorder::append(std::unique_ptr<Node> node) { return graph_.append(std::move(node), current()); }
+
+Arg GraphRecorder::to_arg(const IValue& v) {
+  if (Value* d = value_of(v)) return Arg::of(d);
+  if ((v.isList() || v.isTuple()) && is_dynamic(v)) {
+    auto node = std::make_unique<Node>();
+    node->kind = v.isList() ? NodeKind::ListConstruct : NodeKind::TupleConstruct;
+    for (const IValue& e : v.toList()) node->args.push_back(to_arg(e));
+    Value* out = graph_.new_value(v.isList() ? ValueType::List : ValueType::Tuple);
+    node->outputs.push_back(out);
+    append(std::move(node));
+    return Arg::of(out);
+  }
+  return Arg::of(v);
+}
+
+IValue GraphRecorder::emit_op(const ops::OpEntry& op, const Stack& bound, const std::string& source) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::Op;
+  node->op = &op;
+  node->source = source;
+  for (const IValue& a : bound) node->args.push_back(to_arg(a));
+  for (const std::string& r : op.schema.returns) node->outputs.push_back(graph_.new_value(value_type_of_schema_return(r)));
+  Node* n = append(std::move(node));
+  if (n->outputs.empty()) return IValue();
+  if (n->outputs.size() == 1) return wrap(n->outputs[0]);
+  List items;
+  for (Value* out : n->outputs) items.push_back(wrap(out));
+  return IValue::tuple(std::move(items));
+}
+
+IValue GraphRecorder::emit_builtin(const std::string& name, const Stack& args, const std::string& source) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::Builtin;
+  node->name = name;
+  node->source = source;
+  for (const IValue& a : args) node->args.push_back(to_arg(a));
+  node->outputs.push_back(graph_.new_value(builtin_result_type(name, args)));
+  return wrap(append(std::move(node))->outputs[0]);
+}
+
+IValue GraphRecorder::emit_tuple_index(const IValue& tuple, int64_t index) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::TupleIndex;
+  node->index = index;
+  node->args.push_back(to_arg(tuple));
+  node->outputs.push_back(graph_.new_value(ValueType::Any));
+  return wrap(append(std::move(node))->outputs[0]);
+}
+
+void GraphRecorder::emit_raise(const std::string& python_class, const IValue& message, const std::string& source) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::Raise;
+  node->name = python_class;
+  node->source = source;
+  node->args.push_back(to_arg(message));
+  append(std::move(node));
+}
+
+Node* GraphRecorder::begin_if(const IValue& condition, const std::string& source) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::If;
+  node->source = source;
+  node->args.push_back(to_arg(condition));
+  for (int i = 0; i < 2; ++i) {
+    node->blocks.push_back(std::make_unique<NodeBlock>());
+    node->blocks.back()->owner = node.get();
+  }
+  return append(std::move(node));
+}
+
+IValue GraphRecorder::add_if_output(Node* if_node, const IValue& then_value, const IValue& else_value) {
+  const ValueType t = type_of(then_value), e = type_of(else_value);
+  Value* out = graph_.new_value(t == e ? t : (t == ValueType::None ? e : (e == ValueType::None ? t : ValueType::Any)));
+  out->producer = if_node;
+  // Lists built for the outputs belong in their branch.
+  enter(if_node->blocks[0].get());
+  if_node->blocks[0]->outputs.push_back(to_arg(then_value));
+  leave();
+  enter(if_node->blocks[1].get());
+  if_node->blocks[1]->outputs.push_back(to_arg(else_value));
+  leave();
+  if_node->outputs.push_back(out);
+  return wrap(out);
+}
+
+}  // namespace tvk::jit

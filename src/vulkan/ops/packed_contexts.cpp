@@ -1,0 +1,254 @@
+// PyTorch's Vulkan prepacked ops (namespace vulkan_prepack) and their custom classes: weights
+// are packed for the GPU once, when the context is made (at optimize or load time), and each
+// run only dispatches. The pickled state is PyTorch's, so files move between tvk and a
+// Vulkan-enabled PyTorch.
+#include "ops/custom_class.h"
+#include "ops/registry.h"
+#include "vulkan/ops/shader_dispatch.h"
+
+namespace tvk::vulkan {
+namespace {
+
+constexpr const char* kConvClass = "__torch__.torch.classes.vulkan.Conv2dPackedContext";
+constexpr const char* kLinearClass = "__torch__.torch.classes.vulkan.LinearPackedContext";
+
+struct Conv2dPackedContext final : CustomClassPayload {
+  // As given (CPU), for __getstate__.
+  Tensor weight, bias;
+  IntList stride, padding, dilation, output_padding;
+  bool transposed = false;
+  int64_t groups = 1;
+  std::optional<double> output_min, output_max;
+  // On the device.
+  Tensor packed_weight, packed_bias;
+};
+
+struct LinearPackedContext final : CustomClassPayload {
+  Tensor weight_t, bias;                // [in, out] as PyTorch stores it, and the bias
+  Tensor packed_weight, packed_bias;    // [out, in] on the device
+};
+
+IValue optional_scalar(const std::optional<double>& v) { return v ? IValue(*v) : IValue(); }
+
+// The payload of `self`, checked: a foreign payload under our class name is an error, not UB.
+template <typename Payload>
+const Payload& payload_of(const Object& self) {
+  const auto* p = dynamic_cast<const Payload*>(self.payload.get());
+  TVK_CHECK(p != nullptr, self.type_name, ": object has no packed weights");
+  return *p;
+}
+
+
+// The convolution, then the fused clamp when the context has bounds.
+Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input) {
+  Stack args;
+  args.emplace_back(input);
+  args.emplace_back(ctx.packed_weight);
+  args.push_back(ctx.packed_bias.defined() ? IValue(ctx.packed_bias) : IValue());
+  args.emplace_back(ctx.stride);
+  args.emplace_back(ctx.padding);
+  args.emplace_back(ctx.dilation);
+  args.emplace_back(ctx.transposed);
+  args.emplace_back(ctx.output_padding);
+  args.emplace_back(ctx.groups);
+  Tensor out = ops::call(ops::require_op("aten::convolution"), std::move(args)).toTensor();
+  if (!ctx.output_min && !ctx.output_max) return out;
+  Stack clamp_args;
+  clamp_args.emplace_back(out);
+  clamp_args.push_back(optional_scalar(ctx.output_min));
+  clamp_args.push_back(optional_scalar(ctx.output_max));
+  return ops::call(ops::require_op("aten::clamp"), std::move(clamp_args)).toTensor();
+}
+
+std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                                          IntList output_padding, IntList dilation, int64_t groups, bool transposed,
+                                          std::optional<double> output_min, std::optional<double> output_max) {
+  const char* op = transposed ? "vulkan_prepack::create_tconv2d_context" : "vulkan_prepack::create_conv2d_context";
+  ops::check_float(op, weight, "W");
+  TVK_CHECK(weight.dim() == 4, op, ": expected a 4-D weight, got ", weight.shape_string());
+  TVK_CHECK(groups > 0, op, ": groups must be positive, got ", groups);
+  TVK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.dtype() == DType::Float32), op,
+            ": expected a 1-D float bias, got ", bias.shape_string());
+  auto ctx = std::make_shared<Conv2dPackedContext>();
+  ctx->weight = weight.cpu();
+  ctx->bias = bias.defined() ? bias.cpu() : Tensor();
+  ctx->stride = std::move(stride);
+  ctx->padding = std::move(padding);
+  ctx->dilation = std::move(dilation);
+  ctx->output_padding = std::move(output_padding);
+  ctx->transposed = transposed;
+  ctx->groups = groups;
+  ctx->output_min = output_min;
+  ctx->output_max = output_max;
+  ctx->packed_weight = weight.contiguous().vulkan();
+  if (bias.defined()) ctx->packed_bias = bias.contiguous().vulkan();
+  auto obj = std::make_shared<Object>();
+  obj->type_name = kConvClass;
+  obj->payload = std::move(ctx);
+  return obj;
+}
+
+const Conv2dPackedContext& conv_context(const IValue& v, const char* op) {
+  TVK_CHECK(v.isObject() && v.toObject()->type_name == kConvClass, op, ": expected a ", kConvClass);
+  return payload_of<Conv2dPackedContext>(*v.toObject());
+}
+
+IValue create_conv2d_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                             IntList dilation, int64_t groups, std::optional<ops::Scalar> output_min,
+                             std::optional<ops::Scalar> output_max) {
+  return IValue(make_conv_context(weight, bias, std::move(stride), std::move(padding), {0}, std::move(dilation),
+                                  groups, false, output_min, output_max));
+}
+
+IValue create_tconv2d_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                              IntList output_padding, IntList dilation, int64_t groups,
+                              std::optional<ops::Scalar> output_min, std::optional<ops::Scalar> output_max) {
+  return IValue(make_conv_context(weight, bias, std::move(stride), std::move(padding), std::move(output_padding),
+                                  std::move(dilation), groups, true, output_min, output_max));
+}
+
+Tensor run_conv_context(const char* op, const Tensor& input, const IValue& context) {
+  const Conv2dPackedContext& ctx = conv_context(context, op);
+  check_vulkan_float(op, input, "X");
+  return conv2d_clamped(ctx, input);
+}
+
+Tensor run_conv2d_context(const Tensor& input, IValue context) {
+  return run_conv_context("vulkan_prepack::run_conv2d_context", input, context);
+}
+Tensor run_tconv2d_context(const Tensor& input, IValue context) {
+  return run_conv_context("vulkan_prepack::run_tconv2d_context", input, context);
+}
+
+// PyTorch's state: [weight, bias?, stride, padding, dilation, transposed, quantized,
+// output_padding, groups, output_min?, output_max?].
+IValue conv_get_state(const Object& self) {
+  const auto& ctx = payload_of<Conv2dPackedContext>(self);
+  List state;
+  state.emplace_back(ctx.weight);
+  state.push_back(ctx.bias.defined() ? IValue(ctx.bias) : IValue());
+  state.emplace_back(ctx.stride);
+  state.emplace_back(ctx.padding);
+  state.emplace_back(ctx.dilation);
+  state.emplace_back(ctx.transposed);
+  state.emplace_back(false);
+  state.emplace_back(ctx.output_padding);
+  state.emplace_back(ctx.groups);
+  state.push_back(optional_scalar(ctx.output_min));
+  state.push_back(optional_scalar(ctx.output_max));
+  return IValue::list(std::move(state));
+}
+
+std::optional<double> optional_number(const IValue& v, const char* what) {
+  if (v.isNone()) return std::nullopt;
+  TVK_CHECK(v.isNumber(), kConvClass, " state: ", what, " must be a number or None, got ", v.tag_name());
+  return v.toDouble();
+}
+
+void conv_set_state(Object& self, const IValue& state) {
+  TVK_CHECK((state.isList() || state.isTuple()) && state.toList().size() == 11, kConvClass,
+            " state must be a list of 11 items, got ", state.isList() || state.isTuple() ? state.toList().size() : 0);
+  const List& s = state.toList();
+  TVK_CHECK(s[0].isTensor(), kConvClass, " state: item 0 (weight) must be a tensor");
+  TVK_CHECK(s[1].isNone() || s[1].isTensor(), kConvClass, " state: item 1 (bias) must be a tensor or None");
+  TVK_CHECK(s[6].isBool() && !s[6].toBool(), kConvClass, " state: quantized convolutions are not supported");
+  for (int i : {2, 3, 4, 7})
+    TVK_CHECK(s[i].isList(), kConvClass, " state: item ", i, " must be an int list, got ", s[i].tag_name());
+  TVK_CHECK(s[5].isBool() && s[8].isInt(), kConvClass, " state: items 5 (transposed) and 8 (groups) are malformed");
+  auto made = make_conv_context(s[0].toTensor(), s[1].isNone() ? Tensor() : s[1].toTensor(), s[2].toIntList(),
+                                s[3].toIntList(), s[7].toIntList(), s[4].toIntList(), s[8].toInt(), s[5].toBool(),
+                                optional_number(s[9], "output_min"), optional_number(s[10], "output_max"));
+  self.payload = made->payload;
+}
+
+// ---- linear ----------------------------------------------------------------------------------
+
+const LinearPackedContext& linear_context(const IValue& v, const char* op) {
+  TVK_CHECK(v.isObject() && v.toObject()->type_name == kLinearClass, op, ": expected a ", kLinearClass);
+  return payload_of<LinearPackedContext>(*v.toObject());
+}
+
+std::shared_ptr<Object> make_linear_context(const Tensor& weight_t, const Tensor& bias) {
+  const char* op = "vulkan_prepack::create_linear_context";
+  ops::check_float(op, weight_t, "W");
+  TVK_CHECK(weight_t.dim() == 2, op, ": expected a 2-D weight, got ", weight_t.shape_string());
+  TVK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight_t.size(1)), op, ": bias ",
+            bias.shape_string(), " does not match the weight ", weight_t.shape_string());
+  auto ctx = std::make_shared<LinearPackedContext>();
+  ctx->weight_t = weight_t.cpu();
+  ctx->bias = bias.defined() ? bias.cpu() : Tensor();
+  // The weight arrives transposed ([in, out]); kernels want [out, in].
+  ctx->packed_weight = weight_t.cpu().as_strided({weight_t.size(1), weight_t.size(0)},
+                                                 {weight_t.stride(1), weight_t.stride(0)}, weight_t.storage_offset())
+                           .contiguous()
+                           .vulkan();
+  if (bias.defined()) ctx->packed_bias = bias.contiguous().vulkan();
+  auto obj = std::make_shared<Object>();
+  obj->type_name = kLinearClass;
+  obj->payload = std::move(ctx);
+  return obj;
+}
+
+IValue create_linear_context(const Tensor& weight_t, const Tensor& bias) {
+  return IValue(make_linear_context(weight_t, bias));
+}
+
+Tensor run_linear_context(const Tensor& input, IValue context) {
+  const char* op = "vulkan_prepack::run_linear_context";
+  const LinearPackedContext& ctx = linear_context(context, op);
+  check_vulkan_float(op, input, "X");
+  Stack args;
+  args.emplace_back(input);
+  args.emplace_back(ctx.packed_weight);
+  args.push_back(ctx.packed_bias.defined() ? IValue(ctx.packed_bias) : IValue());
+  return ops::call(ops::require_op("aten::linear"), std::move(args)).toTensor();
+}
+
+IValue linear_get_state(const Object& self) {
+  const auto& ctx = payload_of<LinearPackedContext>(self);
+  List state;
+  state.emplace_back(ctx.weight_t);
+  state.push_back(ctx.bias.defined() ? IValue(ctx.bias) : IValue());
+  return IValue::list(std::move(state));
+}
+
+void linear_set_state(Object& self, const IValue& state) {
+  TVK_CHECK((state.isList() || state.isTuple()) && state.toList().size() == 2, kLinearClass,
+            " state must be a list of 2 items");
+  const List& s = state.toList();
+  TVK_CHECK(s[0].isTensor() && (s[1].isNone() || s[1].isTensor()), kLinearClass,
+            " state must hold a weight tensor and a bias tensor or None");
+  self.payload = make_linear_context(s[0].toTensor(), s[1].isNone() ? Tensor() : s[1].toTensor())->payload;
+}
+
+}  // namespace
+
+// create_* run where their arguments are (CPU tensors at optimize time) and pack onto the GPU.
+TVK_REGISTER_OP("vulkan_prepack::create_conv2d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
+                "int[2] dilation, int groups, Scalar? output_min=None, Scalar? output_max=None) -> "
+                "__torch__.torch.classes.vulkan.Conv2dPackedContext",
+                create_conv2d_context);
+TVK_REGISTER_OP("vulkan_prepack::run_conv2d_context(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext "
+                "W_prepack) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_conv2d_context", run_conv2d_context);
+TVK_REGISTER_OP("vulkan_prepack::create_tconv2d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
+                "int[2] output_padding, int[2] dilation, int groups, Scalar? output_min=None, "
+                "Scalar? output_max=None) -> __torch__.torch.classes.vulkan.Conv2dPackedContext",
+                create_tconv2d_context);
+TVK_REGISTER_OP("vulkan_prepack::run_tconv2d_context(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext "
+                "W_prepack) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_tconv2d_context", run_tconv2d_context);
+TVK_REGISTER_OP("vulkan_prepack::create_linear_context(Tensor W, Tensor? B) -> "
+                "__torch__.torch.classes.vulkan.LinearPackedContext",
+                create_linear_context);
+TVK_REGISTER_OP("vulkan_prepack::run_linear_context(Tensor X, __torch__.torch.classes.vulkan.LinearPackedContext "
+                "BW_prepack) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_linear_context", run_linear_context);
+
+TVK_REGISTER_CUSTOM_CLASS(ops::CustomClass{kConvClass, conv_get_state, conv_set_state});
+TVK_REGISTER_CUSTOM_CLASS(ops::CustomClass{kLinearClass, linear_get_state, linear_set_state});
+
+}  // namespace tvk::vulkan
