@@ -1,0 +1,154 @@
+// The tvk CLI on models: run and check succeed on good files and fail with exit status 1 and one
+// line on stderr on bad ones.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/npy.h"
+#include "support/test_support.h"
+
+using namespace tvk;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result run_cli(const std::string& args) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "tvk_cli_out.txt", err = dir + "tvk_cli_err.txt";
+  const std::string cmd = std::string(TVK_CLI) + " " + args + " >" + out + " 2>" + err;
+  Result r;
+  const int raw = std::system(cmd.c_str());
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+size_t lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+std::string fixture(const std::string& name) { return TVK_SOURCE_DIR "/tests/models/torch2/" + name; }
+
+// A copy of `src` with `count` bytes at `offset` overwritten, or cut at `offset` when count is 0.
+std::string damaged_copy(const std::string& src, size_t offset, size_t count, const std::string& name) {
+  std::string bytes = slurp(src);
+  if (count == 0) bytes.resize(std::min(offset, bytes.size()));
+  else
+    for (size_t i = offset; i < offset + count && i < bytes.size(); ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+}  // namespace
+
+TEST(Cli, RunWritesOutputsThatMatchTorch) {
+  const std::string out = ::testing::TempDir() + "tvk_cli_y.npy";
+  Result r = run_cli("run " + fixture("squeezenet1_1_script.pt") + " --input " + fixture("squeezenet1_1_input.npy") +
+                     " --output " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LE(testing_support::max_abs_diff(io::read_npy(out), io::read_npy(fixture("squeezenet1_1_expected0.npy"))),
+            1e-4);
+}
+
+TEST(Cli, RunOnVulkanMatchesTorch) {
+  TVK_NEED_VULKAN();
+  const std::string out = ::testing::TempDir() + "tvk_cli_yv.npy";
+  Result r = run_cli("run " + fixture("mobilenet_v2_script.pt") + " --device vulkan --input " +
+                     fixture("mobilenet_v2_input.npy") + " --output " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  Tensor expected = io::read_npy(fixture("mobilenet_v2_expected0.npy"));
+  EXPECT_LE(testing_support::max_abs_diff(io::read_npy(out), expected) / std::max(1.0, testing_support::max_abs(expected)),
+            1e-4);
+}
+
+TEST(Cli, RunWithoutOutputPrintsShapes) {
+  Result r = run_cli("run " + fixture("control_flow_script.pt") + " --input " + fixture("control_flow_input.npy"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out), 3u) << r.out;  // (total, [total, y]) flattens to three tensors
+  EXPECT_NE(r.out.find("output 0: [1, 4, 64, 64] float32"), std::string::npos) << r.out;
+}
+
+TEST(Cli, OutputCountMismatchSaysHowManyThereAre) {
+  Result r = run_cli("run " + fixture("control_flow_script.pt") + " --input " + fixture("control_flow_input.npy") +
+                     " --output " + ::testing::TempDir() + "only_one.npy");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("3 output tensor(s)"), std::string::npos) << r.err;
+}
+
+TEST(Cli, CheckListsOpsWithCountsAndPassesWhenAllRunOnVulkan) {
+  Result r = run_cli("check " + fixture("mobilenet_v2_script.pt"));
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("aten::conv2d"), std::string::npos);
+  EXPECT_NE(r.out.find("52"), std::string::npos) << "52 convolutions in mobilenet_v2\n" << r.out;
+  EXPECT_NE(r.out.find("every op runs on Vulkan"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadFilesFailWithOneLineNamingTheProblem) {
+  const std::string model = fixture("control_flow_script.pt");
+  const std::string input = " --input " + fixture("control_flow_input.npy");
+  struct Case {
+    std::string file, expect;
+  };
+  const std::vector<Case> cases = {
+      {"/nonexistent/model.pt", "cannot open"},
+      {damaged_copy(model, 1000, 0, "trunc.pt"), "trunc.pt"},
+      {damaged_copy(model, 0, 4, "not_a_zip.pt"), "not_a_zip.pt"},
+      {fixture("control_flow_input.npy"), "zip"},
+  };
+  for (const Case& c : cases) {
+    Result r = run_cli("run " + c.file + input);
+    EXPECT_EQ(r.status, 1) << c.file;
+    EXPECT_EQ(lines(r.err), 1u) << c.file << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, CorruptedBytesAnywhereNeverCrash) {
+  // Flip 64 bytes at many places of a real archive: each run either works or exits 1 with one
+  // line, never a crash (exit status from a signal) or a hang.
+  const std::string model = fixture("control_flow_script.pt");
+  const size_t size = std::filesystem::file_size(model);
+  for (size_t offset = 0; offset < size; offset += size / 23 + 1) {
+    const std::string path = damaged_copy(model, offset, 64, "flipped.pt");
+    Result r = run_cli("run " + path + " --input " + fixture("control_flow_input.npy"));
+    EXPECT_TRUE(r.status == 0 || (r.status == 1 && lines(r.err) == 1u))
+        << "offset " << offset << ": status " << r.status << ", stderr: " << r.err;
+  }
+}
+
+TEST(Cli, WrongInputsAreErrorsNotCrashes) {
+  const std::string model = fixture("mobilenet_v2_script.pt");
+  const std::string dir = ::testing::TempDir();
+  io::write_npy(dir + "x3d.npy", tvk::rand({3, 32, 32}));
+  Result r = run_cli("run " + model + " --input " + dir + "x3d.npy");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("expected 4D input (got 3D input)"), std::string::npos) << r.err;
+  r = run_cli("run " + model);  // no input at all
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  io::write_npy(dir + "x5ch.npy", tvk::rand({1, 5, 32, 32}));
+  r = run_cli("run " + model + " --input " + dir + "x5ch.npy");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("conv2d"), std::string::npos) << r.err;
+  r = run_cli("run " + model + " --device gpu");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("unknown device"), std::string::npos) << r.err;
+}
