@@ -32,6 +32,12 @@ class Module {
   // The class of the root module, e.g. "__torch__.torchvision.models.mobilenetv2.MobileNetV2".
   std::string type_name() const;
   Device device() const;
+  // Writes the module as a TorchScript archive (zip with data.pkl, code/, constants.pkl) that
+  // tvk::jit::load and PyTorch read. Available for modules made by optimize_for_mobile.
+  void save(const std::string& path) const;
+  // True for modules made by optimize_for_mobile(backend=Vulkan), or loaded from such a file.
+  bool optimized_for_vulkan() const;
+
   // The loaded object graph (for tools and passes).
   const std::shared_ptr<Object>& object() const;
   const std::shared_ptr<ModuleState>& state() const { return state_; }

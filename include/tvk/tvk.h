@@ -6,6 +6,7 @@
 #include "tvk/error.h"
 #include "tvk/ivalue.h"
 #include "tvk/module.h"
+#include "tvk/optimize.h"
 #include "tvk/ops.h"
 #include "tvk/tensor.h"
 #include "tvk/version.h"

@@ -60,6 +60,18 @@ def build(name, small):
     raise SystemExit("unknown model " + name)
 
 
+def randomize_norms(model, generator):
+    """Fresh BatchNorm layers are identities (mean 0, var 1, weight 1, bias 0), which would hide
+    a wrong batch-norm fold; random statistics make every normalization count."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.2, 0.2, generator=generator)
+                m.running_var.uniform_(0.5, 1.5, generator=generator)
+                m.weight.uniform_(0.5, 1.5, generator=generator)
+                m.bias.uniform_(-0.2, 0.2, generator=generator)
+
+
 def flatten(out):
     if isinstance(out, torch.Tensor):
         return [out]
@@ -80,6 +92,7 @@ def main():
     torch.manual_seed(0)
     for name in args.only.split(","):
         model = build(name, args.small).eval()
+        randomize_norms(model, torch.Generator().manual_seed(2))
         size = 64 if name == "control_flow" else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
@@ -87,6 +100,13 @@ def main():
             expected = flatten(model(x))
         for i, e in enumerate(expected):
             np.save(os.path.join(args.out_dir, "%s_expected%d.npy" % (name, i)), e.numpy())
+        if name == "mobilenet_v2":
+            # Other image sizes: a frozen, optimized model must accept every shape the original did.
+            for other in (160, 256):
+                y = torch.rand(1, 3, other, other, generator=torch.Generator().manual_seed(other))
+                np.save(os.path.join(args.out_dir, "%s_input%d.npy" % (name, other)), y.numpy())
+                with torch.no_grad():
+                    np.save(os.path.join(args.out_dir, "%s_expected%d_0.npy" % (name, other)), model(y).numpy())
         for mode in args.modes.split(","):
             if mode == "trace" and name == "control_flow":
                 continue  # tracing would drop the control flow under test

@@ -442,6 +442,11 @@ def generate(torch, c):
         dtype = [None, 6, 4][i % 3]
         c.add("aten::zeros_like", x, dtype, None, cpu if i % 2 else None, None, None)
         c.add("aten::ones_like", x, dtype, None, cpu if i % 2 else None, None, None)
+    for i, s in enumerate(sizes):
+        x = torch.randn(s)
+        c.add("aten::to.prim_Device", x, cpu if i % 2 else None, None, False, i % 3 == 0,
+              ref=lambda t, d, dt, nb, cp: t.to(d, copy=cp) if d is not None else t)
+        c.add("aten::to.device", x, cpu, 6, False, False, None, ref=lambda t, d, dt, nb, cp, mf: t.to(d))
     c.error("aten::dropout", r(3), 1.5, False)
 
 

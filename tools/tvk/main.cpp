@@ -1,4 +1,6 @@
 // tvk: the command-line tool. Every failure is one line on stderr and exit status 1.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -166,6 +168,77 @@ int cmd_check(int argc, char** argv) {
   return missing ? 2 : 0;
 }
 
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int cmd_optimize(int argc, char** argv) {
+  Args args(argc, argv, {"-o", "--output", "--backend", "--blocklist", "--preserve"});
+  const std::string out = args.get("-o", args.get("--output", ""));
+  if (out.empty()) throw tvk::Error("tvk optimize needs -o OUT");
+  tvk::MobileOptimizerOptions options;
+  const std::string backend = args.get("--backend", "vulkan");
+  if (backend == "vulkan") options.backend = tvk::MobileBackend::Vulkan;
+  else if (backend == "cpu") options.backend = tvk::MobileBackend::CPU;
+  else throw tvk::Error("--backend must be vulkan or cpu, got '" + backend + "'");
+  for (const std::string& name : split_commas(args.get("--blocklist", "")))
+    options.optimization_blocklist.insert(tvk::parse_mobile_optimizer_type(name));
+  options.preserved_methods = split_commas(args.get("--preserve", ""));
+
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
+  tvk::OptimizationReport report;
+  tvk::jit::Module optimized = tvk::optimize_for_mobile(module, options, &report);
+  optimized.save(out);
+  std::printf("optimized %s for the %s backend -> %s\n", args.model().c_str(), backend.c_str(), out.c_str());
+  std::printf("%s\n", report.summary().c_str());
+  return 0;
+}
+
+// Latency of forward on one input: warm-up runs (pipeline creation, first allocations), then
+// timed runs, each ending when its output is back on the CPU.
+int cmd_bench(int argc, char** argv) {
+  Args args(argc, argv, {"--input", "--device", "--iterations", "--warmup", "--shape"});
+  const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
+  tvk::jit::Module module = tvk::jit::load(args.model(), device);
+  std::vector<tvk::IValue> inputs;
+  for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  if (inputs.empty()) {
+    tvk::IntList shape;
+    for (const std::string& d : split_commas(args.get("--shape", "1,3,224,224"))) shape.push_back(std::stoll(d));
+    inputs.emplace_back(tvk::rand(shape, 0));
+  }
+  const int iterations = std::stoi(args.get("--iterations", "20"));
+  const int warmup = std::stoi(args.get("--warmup", "3"));
+  if (iterations < 1 || warmup < 0) throw tvk::Error("--iterations must be >= 1 and --warmup >= 0");
+  auto once = [&] {
+    std::vector<tvk::Tensor> outs;
+    flatten_outputs(module.forward(inputs), outs);
+    for (const tvk::Tensor& t : outs) t.cpu();
+  };
+  for (int i = 0; i < warmup; ++i) once();
+  std::vector<double> ms;
+  for (int i = 0; i < iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    once();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  double sum = 0;
+  for (double v : ms) sum += v;
+  std::printf("%s on %s: mean %.3f ms, median %.3f ms, min %.3f ms over %d runs (%d warm-up)\n", args.model().c_str(),
+              to_string(device), sum / iterations, ms[ms.size() / 2], ms.front(), iterations, warmup);
+  return 0;
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: tvk <command> [args]\n"
@@ -176,7 +249,13 @@ void usage() {
                "                            run a TorchScript model on .npy inputs\n"
                "  check MODEL [--input x.npy ...]\n"
                "                            list the ops the model calls and whether Vulkan supports each;\n"
-               "                            exit 0 only when every op runs on Vulkan\n");
+               "                            exit 0 only when every op runs on Vulkan\n"
+               "  bench MODEL [--device vulkan|cpu] [--input x.npy | --shape 1,3,224,224] [--iterations N]\n"
+               "                            forward latency, output back on the CPU included\n"
+               "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
+               "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"
+               "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"
+               "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan\n");
 }
 
 }  // namespace
@@ -192,6 +271,8 @@ int main(int argc, char** argv) {
     if (command == "ops") return cmd_ops();
     if (command == "run") return cmd_run(argc, argv);
     if (command == "check") return cmd_check(argc, argv);
+    if (command == "optimize") return cmd_optimize(argc, argv);
+    if (command == "bench") return cmd_bench(argc, argv);
     std::fprintf(stderr, "tvk: unknown command '%s' (try tvk --help)\n", command.c_str());
     return 1;
   } catch (const std::exception& e) {

@@ -2,6 +2,8 @@
 #include "tvk/module.h"
 
 #include "core/storage.h"
+#include "jit/runtime/graph_executor.h"
+#include "jit/serialization/export.h"
 #include "jit/serialization/import.h"
 
 namespace tvk::jit {
@@ -51,8 +53,24 @@ Module load(const std::string& path, Device device) {
 
 IValue Module::forward(std::vector<IValue> inputs) { return run_method("forward", std::move(inputs)); }
 
+namespace {
+// A Vulkan-optimized model without automatic transfers takes Vulkan tensors only.
+void check_inputs_for_vulkan_model(const ModuleState& state, const std::vector<IValue>& inputs) {
+  const IValue* optimized = state.root->find("optimized_for_vulkan");
+  if (!optimized || !optimized->isBool() || !optimized->toBool() || state.root->find("requires_backend_transfers")) return;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].isTensor() && inputs[i].toTensor().defined() && inputs[i].toTensor().device() != Device::Vulkan)
+      throw Error(detail::concat("input ", i, " is a ", to_string(inputs[i].toTensor().device()),
+                                 " tensor, but this model was optimized for Vulkan with VULKAN_AUTOMATIC_GPU_TRANSFER "
+                                 "blocklisted: pass Vulkan tensors (.vulkan())"));
+}
+}  // namespace
+
 IValue Module::run_method(const std::string& method, std::vector<IValue> inputs) {
   if (!has_method(method)) throw Error(detail::concat(type_name(), " has no method '", method, "'"));
+  check_inputs_for_vulkan_model(*state_, inputs);
+  auto frozen = state_->frozen_methods.find(method);
+  if (frozen != state_->frozen_methods.end()) return frozen->second->run(std::move(inputs));
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
   if (state_->device != Device::CPU)
     for (IValue& v : inputs) v = move_all(v, state_->device);
@@ -61,12 +79,17 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
 }
 
 bool Module::has_method(const std::string& method) const {
+  if (!state_->frozen_methods.empty()) return state_->frozen_methods.count(method) > 0;
   const ClassInfo* cls = state_->unit->find_class(state_->root->type_name);
   return cls && cls->method(method);
 }
 
 std::vector<std::string> Module::method_names() const {
   std::vector<std::string> out;
+  if (!state_->frozen_methods.empty()) {
+    for (auto& [name, _] : state_->frozen_methods) out.push_back(name);
+    return out;
+  }
   if (const ClassInfo* cls = state_->unit->find_class(state_->root->type_name))
     for (auto& [name, _] : cls->methods) out.push_back(name);
   return out;
@@ -84,6 +107,13 @@ std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) 
   std::vector<std::pair<std::string, Tensor>> out;
   collect(state_->root, *state_->unit, "", recurse, false, out);
   return out;
+}
+
+void Module::save(const std::string& path) const { export_module(*state_, path); }
+
+bool Module::optimized_for_vulkan() const {
+  const IValue* v = state_->root->find("optimized_for_vulkan");
+  return v && v->isBool() && v->toBool();
 }
 
 std::string Module::type_name() const { return state_->root->type_name; }

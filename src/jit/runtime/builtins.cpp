@@ -371,6 +371,11 @@ const std::unordered_map<std::string, Builtin>& table() {
       *out = IValue::list(std::move(items));
       return true;
     };
+    t["device"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isString()) return false;
+      *out = IValue(parse_device(a[0].toStringRef()));
+      return true;
+    };
     t["warn"] = [](Stack& a, IValue* out) {
       if (a.empty()) return false;
       std::fprintf(stderr, "tvk: model warning: %s\n", python_str(a[0]).c_str());

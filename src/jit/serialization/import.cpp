@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/storage.h"
 #include "jit/frontend/parser.h"
 #include "ops/custom_class.h"
 #include "tvk/version.h"
@@ -91,7 +92,7 @@ std::shared_ptr<ModuleState> import_archive(const std::string& path, Device devi
   auto state = std::make_shared<ModuleState>();
   state->path = path;
   state->device = device;
-  state->unit = std::make_unique<CompilationUnit>();
+  state->unit = std::make_shared<CompilationUnit>();
   CompilationUnit& unit = *state->unit;
 
   for (const std::string& name : zip.records()) {
@@ -150,6 +151,14 @@ std::shared_ptr<ModuleState> import_archive(const std::string& path, Device devi
   IValue root = Unpickler::unpickle(zip.read("data.pkl"), path + ": record 'data.pkl'", hooks);
   if (!root.isObject()) throw Error(detail::concat(path, ": data.pkl holds a ", root.tag_name(), ", not a module"));
 
+  // A Vulkan-optimized file computes on the GPU whatever device it was loaded for: its code
+  // constants join the packed weights there.
+  const IValue* optimized = root.toObject()->find("optimized_for_vulkan");
+  if (optimized && optimized->isBool() && optimized->toBool() && device == Device::CPU) {
+    require_device_backend(Device::Vulkan);
+    std::map<const Object*, bool> seen;
+    for (IValue& c : unit.constants) move_tensors(c, Device::Vulkan, seen);
+  }
   if (device != Device::CPU) {
     std::map<const Object*, bool> seen;
     move_tensors(root, device, seen);

@@ -2,6 +2,7 @@
 // module object graph (data.pkl), as PyTorch's import.cpp does.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -10,12 +11,16 @@
 
 namespace tvk::jit {
 
+class GraphExecutor;
+
 struct ModuleState {
   std::string path;
   Device device = Device::CPU;
-  std::unique_ptr<CompilationUnit> unit;
+  std::shared_ptr<CompilationUnit> unit;
   std::unique_ptr<Interpreter> interpreter;
   std::shared_ptr<Object> root;
+  // Methods frozen and optimized by optimize_for_mobile; they run as graphs, not as code.
+  std::map<std::string, std::shared_ptr<GraphExecutor>> frozen_methods;
 };
 
 // Throws tvk::Error naming the file and the record/offset/line at fault.

@@ -353,6 +353,9 @@ void Pickler::push(const IValue& v, int depth) {
                          : v.isDict() ? static_cast<const void*>(v.toDict().get())
                                       : static_cast<const void*>(v.toListRef().get());
   if (push_memoized(identity)) return;
+  // Memo keys are addresses: keep every container alive until pickle() returns, so a temporary
+  // (such as a custom class's __getstate__ list) cannot free its address for another to reuse.
+  keep_alive_containers_.push_back(v);
   if (v.isTuple()) {
     const List& items = v.toTuple();
     if (items.empty()) {

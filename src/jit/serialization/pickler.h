@@ -51,7 +51,8 @@ class Pickler {
   std::unordered_map<const void*, uint32_t> memo_;  // containers by identity, storages
   std::unordered_map<std::string, uint32_t> string_memo_;  // strings and globals by value
   std::vector<std::pair<std::string, Tensor>> storages_;
-  std::vector<Tensor> keep_alive_;  // CPU copies of device tensors, so their addresses stay unique
+  std::vector<Tensor> keep_alive_;
+  std::vector<IValue> keep_alive_containers_;  // CPU copies of device tensors, so their addresses stay unique
   bool used_ = false;
 };
 

@@ -39,7 +39,9 @@ const Payload& payload_of(const Object& self) {
 }
 
 
-// The convolution, then the fused clamp when the context has bounds.
+// The convolution, then the fused clamp when the context has bounds. conv2d and
+// conv_transpose2d accept unbatched (C, H, W) inputs as PyTorch does, so a model's own rank
+// check further on still gets to raise its message.
 Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input) {
   Stack args;
   args.emplace_back(input);
@@ -47,11 +49,16 @@ Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input) {
   args.push_back(ctx.packed_bias.defined() ? IValue(ctx.packed_bias) : IValue());
   args.emplace_back(ctx.stride);
   args.emplace_back(ctx.padding);
-  args.emplace_back(ctx.dilation);
-  args.emplace_back(ctx.transposed);
-  args.emplace_back(ctx.output_padding);
-  args.emplace_back(ctx.groups);
-  Tensor out = ops::call(ops::require_op("aten::convolution"), std::move(args)).toTensor();
+  if (ctx.transposed) {
+    args.emplace_back(ctx.output_padding);
+    args.emplace_back(ctx.groups);
+    args.emplace_back(ctx.dilation);
+  } else {
+    args.emplace_back(ctx.dilation);
+    args.emplace_back(ctx.groups);
+  }
+  const char* conv_op = ctx.transposed ? "aten::conv_transpose2d.input" : "aten::conv2d";
+  Tensor out = ops::call(ops::require_op(conv_op), std::move(args)).toTensor();
   if (!ctx.output_min && !ctx.output_max) return out;
   Stack clamp_args;
   clamp_args.emplace_back(out);

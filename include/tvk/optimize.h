@@ -1,0 +1,56 @@
+// tvk::optimize_for_mobile: PyTorch's torch.utils.mobile_optimizer.optimize_for_mobile, with the
+// Vulkan backend that stock PyTorch can no longer run.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tvk/module.h"
+
+namespace tvk {
+
+// torch._C.MobileOptimizerType, same members and values.
+enum class MobileOptimizerType {
+  CONV_BN_FUSION = 0,
+  INSERT_FOLD_PREPACK_OPS = 1,
+  REMOVE_DROPOUT = 2,
+  FUSE_ADD_RELU = 3,
+  HOIST_CONV_PACKED_PARAMS = 4,
+  CONV_1D_TO_2D = 5,
+  VULKAN_AUTOMATIC_GPU_TRANSFER = 6,
+};
+// "VULKAN_AUTOMATIC_GPU_TRANSFER" (case-insensitive) -> the member; throws tvk::Error otherwise.
+MobileOptimizerType parse_mobile_optimizer_type(const std::string& name);
+const char* to_string(MobileOptimizerType type);
+
+enum class MobileBackend { CPU, Vulkan };
+
+struct MobileOptimizerOptions {
+  MobileBackend backend = MobileBackend::CPU;  // PyTorch's default
+  std::set<MobileOptimizerType> optimization_blocklist;
+  std::vector<std::string> preserved_methods;  // frozen too, besides forward
+};
+
+// What the optimizer did, for `tvk optimize` and tests.
+struct OptimizationReport {
+  std::map<std::string, int> ops_before, ops_after;  // graph node kinds and counts, forward
+  int batch_norms_folded = 0;
+  int convolutions_packed = 0;  // conv2d / conv_transpose2d contexts
+  int linears_packed = 0;
+  int activations_fused = 0;
+  int dropouts_removed = 0;
+  int mutations_removed = 0;
+  int transfers_inserted = 0;
+  int dead_nodes_removed = 0;
+  std::string summary() const;
+};
+
+// Freezes `forward` (and the preserved methods) of a copy of `module` and optimizes it. The
+// result runs the optimized graphs; save() writes it as a TorchScript archive. The Vulkan
+// backend needs a Vulkan device (weights are packed onto it here).
+jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizerOptions& options = {},
+                                OptimizationReport* report = nullptr);
+
+}  // namespace tvk

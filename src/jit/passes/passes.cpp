@@ -1,0 +1,388 @@
+// The optimize_for_mobile passes over the frozen Graph.
+#include "jit/passes/passes.h"
+
+#include <cmath>
+#include <map>
+
+namespace tvk::jit {
+
+namespace {
+
+const ops::OpEntry& op(const char* name) { return ops::require_op(name); }
+
+bool is_const_tensor(const Arg& a) { return !a.is_value() && a.constant.isTensor() && a.constant.toTensor().defined(); }
+bool is_const_none(const Arg& a) { return !a.is_value() && a.constant.isNone(); }
+bool is_const_bool(const Arg& a, bool value) {
+  return !a.is_value() && a.constant.isBool() && a.constant.toBool() == value;
+}
+bool all_constant(const Node& n, size_t from = 0) {
+  for (size_t i = from; i < n.args.size(); ++i)
+    if (n.args[i].is_value()) return false;
+  return true;
+}
+
+// Ops that read only a tensor's shape: a rewrite that changes values but not shapes may ignore
+// them (BatchNorm's input-rank check reads the convolution output it folds into).
+bool reads_shape_only(const Node& n) {
+  if (n.kind != NodeKind::Op) return false;
+  const std::string& name = n.op->schema.name;
+  return name == "aten::dim" || name == "aten::size" || name == "aten::numel" || name == "aten::len";
+}
+
+// The single node that uses `v`'s values (shape-only readers aside), when `v` is not a graph output.
+Node* sole_user(const Graph& g, const Value* v) {
+  if (g.is_graph_output(v)) return nullptr;
+  Node* user = nullptr;
+  for (Node* n : g.uses(v)) {
+    if (reads_shape_only(*n)) continue;
+    if (user) return nullptr;
+    user = n;
+  }
+  return user;
+}
+
+std::unique_ptr<Node> make_op_node(Graph& g, const char* name, std::vector<Arg> args, ValueType out_type) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::Op;
+  node->op = &op(name);
+  node->args = std::move(args);
+  node->outputs.push_back(g.new_value(out_type));
+  return node;
+}
+
+// A plain convolution node (not transposed) in conv2d argument order: x, W, B, stride, padding,
+// dilation, groups; nullptr for anything else.
+struct ConvView {
+  Arg input, weight, bias, stride, padding, dilation, groups, output_padding;
+  bool transposed = false;
+};
+bool view_conv(const Node& n, ConvView* c) {
+  if (n.kind != NodeKind::Op) return false;
+  const std::string name = n.op->schema.full_name();
+  const auto& a = n.args;
+  if (name == "aten::conv2d") {
+    *c = ConvView{a[0], a[1], a[2], a[3], a[4], a[5], a[6], Arg::of(IValue(IntList{0, 0})), false};
+    return true;
+  }
+  if (name == "aten::convolution" || name.rfind("aten::_convolution", 0) == 0) {
+    // (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, ...)
+    if (a[6].is_value() || !a[6].constant.isBool()) return false;
+    *c = ConvView{a[0], a[1], a[2], a[3], a[4], a[5], a[8], a[7], a[6].constant.toBool()};
+    return true;
+  }
+  if (name == "aten::conv_transpose2d.input") {
+    // (input, weight, bias, stride, padding, output_padding, groups, dilation)
+    *c = ConvView{a[0], a[1], a[2], a[3], a[4], a[7], a[6], a[5], true};
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int fold_conv_batch_norm(Graph& g) {
+  int folded = 0;
+  for (Node* bn : g.all_nodes()) {
+    if (!bn->is_op("aten::batch_norm")) continue;
+    // (input, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn_enabled)
+    const auto& b = bn->args;
+    if (!b[0].is_value() || !b[0].value->producer || !is_const_bool(b[5], false)) continue;
+    if (!is_const_tensor(b[3]) || !is_const_tensor(b[4]) || b[7].is_value()) continue;
+    if (!(is_const_tensor(b[1]) || is_const_none(b[1])) || !(is_const_tensor(b[2]) || is_const_none(b[2]))) continue;
+    Node* conv = b[0].value->producer;
+    ConvView c;
+    if (conv->kind != NodeKind::Op || !view_conv(*conv, &c) || c.transposed) continue;
+    if (!is_const_tensor(c.weight) || !(is_const_tensor(c.bias) || is_const_none(c.bias))) continue;
+    if (sole_user(g, conv->outputs[0]) != bn) continue;
+
+    Tensor w = c.weight.constant.toTensor().cpu().contiguous();
+    const int64_t out_channels = w.size(0);
+    Tensor mean = b[3].constant.toTensor().cpu().contiguous(), var = b[4].constant.toTensor().cpu().contiguous();
+    if (mean.numel() != out_channels || var.numel() != out_channels) continue;
+    const double eps = b[7].constant.toDouble();
+    Tensor gamma = is_const_tensor(b[1]) ? b[1].constant.toTensor().cpu().contiguous() : Tensor();
+    Tensor beta = is_const_tensor(b[2]) ? b[2].constant.toTensor().cpu().contiguous() : Tensor();
+    Tensor bias = is_const_tensor(c.bias) ? c.bias.constant.toTensor().cpu().contiguous() : Tensor();
+
+    // s = gamma / sqrt(var + eps);  W' = W * s (per output channel);  b' = (b - mean) * s + beta
+    Tensor new_w = empty(w.sizes()), new_b = empty({out_channels});
+    const int64_t per_channel = w.numel() / std::max<int64_t>(out_channels, 1);
+    for (int64_t oc = 0; oc < out_channels; ++oc) {
+      const double s = (gamma.defined() ? gamma.data<float>()[oc] : 1.0) / std::sqrt(var.data<float>()[oc] + eps);
+      for (int64_t i = 0; i < per_channel; ++i)
+        new_w.data<float>()[oc * per_channel + i] = static_cast<float>(w.data<float>()[oc * per_channel + i] * s);
+      const double b0 = bias.defined() ? bias.data<float>()[oc] : 0.0;
+      new_b.data<float>()[oc] =
+          static_cast<float>((b0 - mean.data<float>()[oc]) * s + (beta.defined() ? beta.data<float>()[oc] : 0.0));
+    }
+    // Positions of weight (1) and bias (2) are the same in every convolution schema handled.
+    conv->args[1] = Arg::of(IValue(new_w));
+    conv->args[2] = Arg::of(IValue(new_b));
+    g.replace_all_uses(bn->outputs[0], Arg::of(conv->outputs[0]));
+    g.erase(bn);
+    ++folded;
+  }
+  return folded;
+}
+
+int remove_dropout(Graph& g) {
+  int removed = 0;
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op) continue;
+    const std::string& name = n->op->schema.name;
+    if (name != "aten::dropout" && name != "aten::feature_dropout" && name != "aten::dropout_" &&
+        name != "aten::feature_dropout_" && name != "aten::alpha_dropout")
+      continue;
+    if (n->args.size() < 3 || !is_const_bool(n->args[2], false)) continue;
+    g.replace_all_uses(n->outputs[0], n->args[0]);
+    g.erase(n);
+    ++removed;
+  }
+  return removed;
+}
+
+int remove_mutation(Graph& g) {
+  int rewritten = 0;
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op) continue;
+    const ops::Schema& schema = n->op->schema;
+    if (schema.name.size() < 2 || schema.name.back() != '_' || schema.name.compare(schema.name.size() - 2, 2, "__") == 0)
+      continue;
+    const std::string functional =
+        schema.name.substr(0, schema.name.size() - 1) + (schema.overload.empty() ? "" : "." + schema.overload);
+    const ops::OpEntry* f = ops::Registry::global().find(functional);
+    if (!f || f->schema.arguments.size() != schema.arguments.size()) continue;
+    // Safe when nothing else sees the mutated value: it is a node's result used only here.
+    const Arg& self = n->args[0];
+    if (!self.is_value() || !self.value->producer || sole_user(g, self.value) != n) continue;
+    n->op = f;
+    ++rewritten;
+  }
+  return rewritten;
+}
+
+int insert_prepacked_ops(Graph& g) {
+  int inserted = 0;
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op) continue;
+    ConvView c;
+    const std::string name = n->op->schema.full_name();
+    std::unique_ptr<Node> create;
+    const char* run_name = nullptr;
+    Arg input;
+    if (view_conv(*n, &c)) {
+      if (!is_const_tensor(c.weight) || c.weight.constant.toTensor().dim() != 4) continue;
+      if (!all_constant(*n, 1)) continue;
+      input = c.input;
+      if (c.transposed) {
+        create = make_op_node(g, "vulkan_prepack::create_tconv2d_context",
+                              {c.weight, c.bias, c.stride, c.padding, c.output_padding, c.dilation, c.groups,
+                               Arg::of(IValue()), Arg::of(IValue())},
+                              ValueType::Object);
+        run_name = "vulkan_prepack::run_tconv2d_context";
+      } else {
+        create = make_op_node(g, "vulkan_prepack::create_conv2d_context",
+                              {c.weight, c.bias, c.stride, c.padding, c.dilation, c.groups, Arg::of(IValue()),
+                               Arg::of(IValue())},
+                              ValueType::Object);
+        run_name = "vulkan_prepack::run_conv2d_context";
+      }
+    } else if (name == "aten::linear" || name == "aten::addmm") {
+      Arg weight_t, bias;
+      if (name == "aten::linear") {
+        // (input, weight, bias?): the context takes t(weight), as PyTorch's rewrite does.
+        if (!is_const_tensor(n->args[1]) || n->args[1].constant.toTensor().dim() != 2 || !all_constant(*n, 1)) continue;
+        const Tensor w = n->args[1].constant.toTensor();
+        weight_t = Arg::of(IValue(w.as_strided({w.size(1), w.size(0)}, {w.stride(1), w.stride(0)}, w.storage_offset())));
+        bias = n->args[2];
+        input = n->args[0];
+      } else {
+        // addmm(bias, x, weight_t, beta=1, alpha=1) is linear with a pre-transposed weight.
+        const auto& a = n->args;
+        if (!is_const_tensor(a[2]) || a[2].constant.toTensor().dim() != 2 || a[0].is_value() || a[3].is_value() ||
+            a[4].is_value() || a[3].constant.toDouble() != 1.0 || a[4].constant.toDouble() != 1.0)
+          continue;
+        if (!(is_const_tensor(a[0]) && a[0].constant.toTensor().dim() == 1)) continue;
+        weight_t = a[2];
+        bias = a[0];
+        input = a[1];
+      }
+      create = make_op_node(g, "vulkan_prepack::create_linear_context", {weight_t, bias}, ValueType::Object);
+      run_name = "vulkan_prepack::run_linear_context";
+    } else {
+      continue;
+    }
+    Node* made = g.insert_before(std::move(create), n);
+    // The run node takes the original node's place (and its output value).
+    n->op = &op(run_name);
+    n->args = {input, Arg::of(made->outputs[0])};
+    ++inserted;
+  }
+  return inserted;
+}
+
+int fuse_clamp_into_packed_conv(Graph& g) {
+  int fused = 0;
+  for (Node* run : g.all_nodes()) {
+    if (!run->is_op("vulkan_prepack::run_conv2d_context")) continue;
+    const Arg& ctx = run->args[1];
+    if (!ctx.is_value() || !ctx.value->producer || !ctx.value->producer->is_op("vulkan_prepack::create_conv2d_context"))
+      continue;
+    Node* create = ctx.value->producer;
+    if (!is_const_none(create->args[6]) || !is_const_none(create->args[7])) continue;
+    Node* act = sole_user(g, run->outputs[0]);
+    if (!act || act->kind != NodeKind::Op) continue;
+    const std::string& name = act->op->schema.name;
+    IValue lo, hi;
+    if (name == "aten::relu" || name == "aten::relu_") {
+      lo = IValue(0.0);
+    } else if (name == "aten::hardtanh" || name == "aten::hardtanh_" || name == "aten::clamp" ||
+               name == "aten::relu6" || name == "aten::relu6_") {
+      if (name.rfind("aten::relu6", 0) == 0) {
+        lo = IValue(0.0);
+        hi = IValue(6.0);
+      } else {
+        if (act->args[1].is_value() || act->args[2].is_value()) continue;  // bounds must be constants
+        lo = act->args[1].constant;
+        hi = act->args[2].constant;
+      }
+    } else {
+      continue;
+    }
+    create->args[6] = Arg::of(lo);
+    create->args[7] = Arg::of(hi);
+    g.replace_all_uses(act->outputs[0], Arg::of(run->outputs[0]));
+    g.erase(act);
+    ++fused;
+  }
+  return fused;
+}
+
+int fold_prepacking(Graph& g) {
+  int folded = 0;
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op || n->op->schema.name.rfind("vulkan_prepack::create_", 0) != 0) continue;
+    if (!all_constant(*n)) continue;
+    Stack args;
+    for (const Arg& a : n->args) args.push_back(a.constant);
+    IValue packed = ops::call(*n->op, std::move(args));
+    g.replace_all_uses(n->outputs[0], Arg::of(packed));
+    g.erase(n);
+    ++folded;
+  }
+  return folded;
+}
+
+int insert_backend_transfers(Graph& g, Device device) {
+  int inserted = 0;
+  const ops::OpEntry& to = op("aten::to.prim_Device");
+  auto make_to = [&](const Arg& x, Device d) {
+    auto node = std::make_unique<Node>();
+    node->kind = NodeKind::Op;
+    node->op = &to;
+    node->args = {x, Arg::of(IValue(d)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))};
+    node->outputs.push_back(g.new_value(ValueType::Tensor));
+    return node;
+  };
+  // Inputs: moved where they enter, before the first node.
+  for (Value* in : g.inputs()) {
+    if (in->type != ValueType::Tensor || g.uses(in).empty()) continue;
+    auto node = make_to(Arg::of(in), device);
+    Value* moved = node->outputs[0];
+    g.replace_all_uses(in, Arg::of(moved));
+    node->args[0] = Arg::of(in);
+    NodeBlock& top = g.top();
+    if (top.nodes.empty()) g.append(std::move(node));
+    else g.insert_before(std::move(node), top.nodes.front().get());
+    ++inserted;
+  }
+  // Outputs: tensors, also inside the tuple or list the method returns, go back to the CPU.
+  auto to_cpu = [&](Arg& a) {
+    if (!a.is_value() || a.value->type != ValueType::Tensor) return;
+    Node* node = g.append(make_to(a, Device::CPU));
+    a = Arg::of(node->outputs[0]);
+    ++inserted;
+  };
+  for (Arg& out : g.outputs()) {
+    if (out.is_value() && out.value->producer &&
+        (out.value->producer->kind == NodeKind::TupleConstruct || out.value->producer->kind == NodeKind::ListConstruct)) {
+      Node* construct = out.value->producer;
+      for (Arg& element : construct->args) {
+        if (!element.is_value() || element.value->type != ValueType::Tensor) continue;
+        auto node = make_to(element, Device::CPU);
+        element = Arg::of(node->outputs[0]);
+        g.insert_before(std::move(node), construct);
+        ++inserted;
+      }
+      continue;
+    }
+    to_cpu(out);
+  }
+  return inserted;
+}
+
+int move_constants(Graph& g, Device device) {
+  int moved = 0;
+  std::map<const Storage*, Tensor> done;
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op) continue;
+    for (Arg& a : n->args) {
+      if (!is_const_tensor(a) || a.constant.toTensor().device() == device) continue;
+      const Tensor& t = a.constant.toTensor();
+      auto it = done.find(t.storage().get());
+      if (it != done.end() && it->second.sizes() == t.sizes()) {
+        a = Arg::of(IValue(it->second));
+        continue;
+      }
+      Tensor on_device = t.to(device);
+      done[t.storage().get()] = on_device;
+      a = Arg::of(IValue(on_device));
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+namespace {
+bool has_effects(const Node& n) {
+  switch (n.kind) {
+    case NodeKind::Raise: return true;
+    case NodeKind::Op: {
+      const std::string& name = n.op->schema.name;
+      return name.size() > 1 && name.back() == '_' && name.compare(name.size() - 2, 2, "__") != 0;
+    }
+    case NodeKind::Builtin:
+      return n.name == "append" || n.name == "extend" || n.name == "insert" || n.name == "pop" ||
+             n.name == "_set_item" || n.name == "warn" || n.name == "print";
+    case NodeKind::If:
+      for (const auto& b : n.blocks)
+        for (const auto& inner : b->nodes)
+          if (has_effects(*inner)) return true;
+      return false;
+    default: return false;
+  }
+}
+}  // namespace
+
+int eliminate_dead_code(Graph& g) {
+  int removed = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    auto nodes = g.all_nodes();
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      Node* n = *it;
+      if (has_effects(*n)) continue;
+      bool used = false;
+      for (Value* out : n->outputs) used = used || g.is_graph_output(out) || !g.uses(out).empty();
+      if (used) continue;
+      g.erase(n);
+      ++removed;
+      changed = true;
+      break;  // the snapshot is stale once a node is gone
+    }
+  }
+  return removed;
+}
+
+}  // namespace tvk::jit

@@ -1,0 +1,31 @@
+// Graph passes of optimize_for_mobile, one function each, testable one by one. Each returns how
+// many rewrites it made.
+#pragma once
+
+#include "jit/ir/graph.h"
+
+namespace tvk::jit {
+
+// conv2d / _convolution / convolution followed by an inference batch_norm with constant
+// statistics: the batch norm is folded into the convolution's weight and bias.
+int fold_conv_batch_norm(Graph& graph);
+// dropout / feature_dropout (and in-place forms) with train=False become their input.
+int remove_dropout(Graph& graph);
+// In-place ops (relu_, hardtanh_, add_...) whose input has no other use become functional.
+int remove_mutation(Graph& graph);
+// conv2d / conv_transpose2d / linear / addmm with constant weights become
+// vulkan_prepack::create_*_context + run_*_context pairs.
+int insert_prepacked_ops(Graph& graph);
+// relu / hardtanh / clamp with constant bounds after run_conv2d_context move into the context's
+// output_min / output_max.
+int fuse_clamp_into_packed_conv(Graph& graph);
+// create_*_context nodes with constant arguments run now; their results become constants.
+int fold_prepacking(Graph& graph);
+// Tensor inputs are moved to `device` where they enter, tensor outputs back to the CPU.
+int insert_backend_transfers(Graph& graph, Device device);
+// Constant tensors used by ops move to `device` once.
+int move_constants(Graph& graph, Device device);
+// Nodes without effects whose outputs are unused are removed.
+int eliminate_dead_code(Graph& graph);
+
+}  // namespace tvk::jit

@@ -1,0 +1,256 @@
+// optimize_for_mobile: the passes one by one on real graphs, the optimized models against
+// torch, the saved file's contents, the blocklist, and other input shapes.
+#include <cstdlib>
+#include <filesystem>
+
+#include "io/npy.h"
+#include "jit/ir/freeze.h"
+#include "jit/passes/passes.h"
+#include "jit/runtime/graph_executor.h"
+#include "jit/serialization/import.h"
+#include "jit/serialization/zip_reader.h"
+#include "support/test_support.h"
+#include "tvk/optimize.h"
+
+using namespace tvk;
+using namespace tvk::jit;
+
+namespace {
+
+std::string models_dir() {
+  const char* d = std::getenv("TVK_MODELS_DIR");
+  return d ? d : "";
+}
+
+#define NEED_MODELS()                                                                   \
+  do {                                                                                  \
+    if (models_dir().empty()) {                                                         \
+      if (testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set";    \
+      GTEST_SKIP() << "TVK_MODELS_DIR is not set (run through ctest)";                  \
+    }                                                                                   \
+  } while (0)
+
+double relative_diff(const Tensor& got, const Tensor& expected) {
+  return testing_support::max_abs_diff(got, expected) / testing_support::max_abs(expected);
+}
+
+Tensor run(Module& m, const Tensor& x) {
+  std::vector<IValue> in;
+  in.emplace_back(x);
+  return m.forward(std::move(in)).toTensor();
+}
+
+Tensor run_graph(const Graph& g, const Tensor& x) {
+  // A copy of the graph is not needed: GraphExecutor only reads it.
+  GraphExecutor exec(std::shared_ptr<const Graph>(&g, [](const Graph*) {}));
+  Stack in;
+  in.emplace_back(x);
+  return exec.run(std::move(in)).toTensor();
+}
+
+MobileOptimizerOptions vulkan_options() {
+  MobileOptimizerOptions o;
+  o.backend = MobileBackend::Vulkan;
+  return o;
+}
+
+}  // namespace
+
+// ---- passes, one at a time, on the frozen mobilenet_v2 (CPU) ------------------------------------
+
+class PassOnMobilenet : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (models_dir().empty()) GTEST_SKIP() << "TVK_MODELS_DIR is not set";
+    module_ = std::make_unique<Module>(load(models_dir() + "/mobilenet_v2_script.pt"));
+    set_eval_mode(*module_->state());
+    graph_ = freeze_method(*module_->state(), "forward");
+    input_ = io::read_npy(models_dir() + "/mobilenet_v2_input.npy");
+    before_ = run_graph(*graph_, input_);
+  }
+  void expect_same_result(const char* pass) {
+    EXPECT_LE(relative_diff(run_graph(*graph_, input_), before_), 1e-5) << "after " << pass;
+  }
+  int count(const char* kind) {
+    auto h = graph_->op_histogram();
+    return h.count(kind) ? h.at(kind) : 0;
+  }
+  std::unique_ptr<Module> module_;
+  std::unique_ptr<Graph> graph_;
+  Tensor input_, before_;
+};
+
+TEST_F(PassOnMobilenet, FoldConvBatchNormRemovesEveryBatchNorm) {
+  ASSERT_EQ(count("aten::batch_norm"), 52);
+  EXPECT_EQ(fold_conv_batch_norm(*graph_), 52);
+  EXPECT_EQ(count("aten::batch_norm"), 0);
+  expect_same_result("fold_conv_batch_norm");
+}
+
+TEST_F(PassOnMobilenet, RemoveDropoutAndMutationKeepResults) {
+  EXPECT_EQ(remove_dropout(*graph_), 1);
+  EXPECT_EQ(count("aten::dropout"), 0);
+  expect_same_result("remove_dropout");
+  EXPECT_EQ(remove_mutation(*graph_), 35);
+  EXPECT_EQ(count("aten::hardtanh_"), 0);
+  EXPECT_EQ(count("aten::hardtanh"), 35);
+  expect_same_result("remove_mutation");
+}
+
+TEST_F(PassOnMobilenet, DeadCodeKeepsTheInputChecks) {
+  eliminate_dead_code(*graph_);
+  EXPECT_EQ(count("prim::RaiseException"), 53) << "checks that raise are effects, never dead";
+  expect_same_result("eliminate_dead_code");
+}
+
+TEST_F(PassOnMobilenet, PrepackFuseAndFoldOnVulkan) {
+  TVK_NEED_VULKAN();
+  fold_conv_batch_norm(*graph_);
+  remove_mutation(*graph_);
+  EXPECT_EQ(insert_prepacked_ops(*graph_), 53);  // 52 convolutions + the classifier
+  EXPECT_EQ(count("vulkan_prepack::create_conv2d_context"), 52);
+  EXPECT_EQ(fuse_clamp_into_packed_conv(*graph_), 35);
+  EXPECT_EQ(count("aten::hardtanh"), 0);
+  EXPECT_EQ(fold_prepacking(*graph_), 53);
+  EXPECT_EQ(count("vulkan_prepack::create_conv2d_context"), 0);
+  EXPECT_EQ(insert_backend_transfers(*graph_, Device::Vulkan), 2);
+  Tensor out = run_graph(*graph_, input_);
+  EXPECT_EQ(out.device(), Device::CPU);
+  EXPECT_LE(relative_diff(out, before_), 1e-4);
+}
+
+// ---- whole models against torch -------------------------------------------------------------
+
+struct OptimizeCase {
+  std::string model, mode;
+};
+
+class OptimizedModelMatchesTorch : public ::testing::TestWithParam<OptimizeCase> {};
+
+TEST_P(OptimizedModelMatchesTorch, OnVulkan) {
+  NEED_MODELS();
+  TVK_NEED_VULKAN();
+  const OptimizeCase& c = GetParam();
+  const std::string base = models_dir() + "/" + c.model;
+  Module original = load(base + "_" + c.mode + ".pt");
+  OptimizationReport report;
+  Module optimized = optimize_for_mobile(original, vulkan_options(), &report);
+  EXPECT_TRUE(optimized.optimized_for_vulkan());
+  EXPECT_GT(report.convolutions_packed, 0);
+  Tensor expected = io::read_npy(base + "_expected0.npy");
+  Tensor out = run(optimized, io::read_npy(base + "_input.npy"));
+  EXPECT_EQ(out.device(), Device::CPU) << "automatic transfers: CPU in, CPU out";
+  EXPECT_LE(relative_diff(out, expected), 1e-4) << report.summary();
+  // Saved and loaded back, it computes the same.
+  const std::string path = ::testing::TempDir() + c.model + "_" + c.mode + "-vulkan.pt";
+  optimized.save(path);
+  Module reloaded = load(path);
+  EXPECT_TRUE(reloaded.optimized_for_vulkan());
+  EXPECT_LE(relative_diff(run(reloaded, io::read_npy(base + "_input.npy")), expected), 1e-4);
+}
+
+std::string optimize_case_name(const ::testing::TestParamInfo<OptimizeCase>& info) {
+  return info.param.model + "_" + info.param.mode;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch,
+                         ::testing::Values(OptimizeCase{"mobilenet_v2", "script"}, OptimizeCase{"mobilenet_v2", "trace"},
+                                           OptimizeCase{"resnet18", "script"}, OptimizeCase{"resnet18", "trace"},
+                                           OptimizeCase{"squeezenet1_1", "script"},
+                                           OptimizeCase{"squeezenet1_1", "trace"}),
+                         optimize_case_name);
+
+TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropout) {
+  NEED_MODELS();
+  TVK_NEED_VULKAN();
+  Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), vulkan_options());
+  const std::string path = ::testing::TempDir() + "mobilenet2-vulkan.pt";
+  optimized.save(path);
+  ZipReader zip = ZipReader::open(path);
+  std::string code;
+  for (const std::string& record : zip.records())
+    if (record.find("code/") != std::string::npos && record.size() > 3 && record.compare(record.size() - 3, 3, ".py") == 0) {
+      auto bytes = zip.read(record.rfind(zip.prefix(), 0) == 0 ? record.substr(zip.prefix().size()) : record);
+      code += std::string(bytes.begin(), bytes.end());
+    }
+  ASSERT_FALSE(code.empty());
+  EXPECT_EQ(code.find("batch_norm"), std::string::npos) << code;
+  EXPECT_EQ(code.find("hardtanh"), std::string::npos);
+  EXPECT_EQ(code.find("dropout"), std::string::npos);
+  size_t runs = 0;
+  for (size_t at = code.find("ops.vulkan_prepack.run_conv2d_context("); at != std::string::npos;
+       at = code.find("ops.vulkan_prepack.run_conv2d_context(", at + 1))
+    ++runs;
+  EXPECT_EQ(runs, 52u);
+  EXPECT_NE(code.find("ops.vulkan_prepack.run_linear_context("), std::string::npos);
+  EXPECT_NE(code.find("__torch__.torch.classes.vulkan.Conv2dPackedContext"), std::string::npos);
+  EXPECT_NE(code.find("torch.device(\"vulkan\")"), std::string::npos) << "input transfer";
+  auto data = zip.read("data.pkl");
+  const std::string pickled(data.begin(), data.end());
+  EXPECT_NE(pickled.find("Conv2dPackedContext"), std::string::npos);
+  EXPECT_NE(pickled.find("optimized_for_vulkan"), std::string::npos);
+  EXPECT_NE(pickled.find("requires_backend_transfers"), std::string::npos);
+}
+
+TEST(OptimizeForMobile, AcceptsOtherInputSizesAndKeepsTheRankCheck) {
+  NEED_MODELS();
+  TVK_NEED_VULKAN();
+  Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), vulkan_options());
+  for (int size : {160, 256}) {
+    const std::string base = models_dir() + "/mobilenet_v2_";
+    Tensor expected = io::read_npy(base + "expected" + std::to_string(size) + "_0.npy");
+    EXPECT_LE(relative_diff(run(optimized, io::read_npy(base + "input" + std::to_string(size) + ".npy")), expected), 1e-4)
+        << size;
+  }
+  try {
+    run(optimized, tvk::rand({3, 64, 64}));
+    FAIL() << "a 3-D input must be refused by the model's own check";
+  } catch (const ScriptException& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 4D input (got 3D input)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OptimizeForMobile, BlocklistedTransfersTakeAndGiveVulkanTensors) {
+  NEED_MODELS();
+  TVK_NEED_VULKAN();
+  MobileOptimizerOptions options = vulkan_options();
+  options.optimization_blocklist.insert(parse_mobile_optimizer_type("VULKAN_AUTOMATIC_GPU_TRANSFER"));
+  OptimizationReport report;
+  Module optimized = optimize_for_mobile(load(models_dir() + "/squeezenet1_1_script.pt"), options, &report);
+  EXPECT_EQ(report.transfers_inserted, 0);
+  Tensor x = io::read_npy(models_dir() + "/squeezenet1_1_input.npy");
+  try {
+    run(optimized, x);
+    FAIL() << "a CPU input must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("VULKAN_AUTOMATIC_GPU_TRANSFER"), std::string::npos) << e.what();
+  }
+  Tensor out = run(optimized, x.vulkan());
+  EXPECT_EQ(out.device(), Device::Vulkan);
+  EXPECT_LE(relative_diff(out, io::read_npy(models_dir() + "/squeezenet1_1_expected0.npy")), 1e-4);
+  // The same holds for the saved file.
+  const std::string path = ::testing::TempDir() + "squeezenet-vulkan-notransfer.pt";
+  optimized.save(path);
+  Module reloaded = load(path);
+  EXPECT_THROW(run(reloaded, x), Error);
+  EXPECT_EQ(run(reloaded, x.vulkan()).device(), Device::Vulkan);
+}
+
+TEST(OptimizeForMobile, CpuBackendFoldsAndRunsOnTheCpu) {
+  NEED_MODELS();
+  MobileOptimizerOptions options;  // backend CPU, as PyTorch's default
+  OptimizationReport report;
+  Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), options, &report);
+  EXPECT_EQ(report.batch_norms_folded, 52);
+  EXPECT_EQ(report.convolutions_packed, 0);
+  EXPECT_FALSE(optimized.optimized_for_vulkan());
+  Tensor out = run(optimized, io::read_npy(models_dir() + "/mobilenet_v2_input.npy"));
+  EXPECT_EQ(out.device(), Device::CPU);
+  EXPECT_LE(relative_diff(out, io::read_npy(models_dir() + "/mobilenet_v2_expected0.npy")), 1e-4);
+}
+
+TEST(OptimizeForMobile, UnknownBlocklistNameIsAnError) {
+  EXPECT_THROW(parse_mobile_optimizer_type("NO_SUCH_PASS"), Error);
+  EXPECT_EQ(parse_mobile_optimizer_type("vulkan_automatic_gpu_transfer"),
+            MobileOptimizerType::VULKAN_AUTOMATIC_GPU_TRANSFER);
+}
