@@ -6,7 +6,7 @@ set -euo pipefail
 mode=${1:-test}
 packages=(
   build-essential cmake pkg-config zlib1g-dev
-  libvulkan-dev libvulkan-volk-dev glslc libshaderc-dev spirv-tools
+  libvulkan-dev libvulkan-volk-dev glslc libshaderc-dev glslang-dev spirv-tools
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev libgmock-dev
 )

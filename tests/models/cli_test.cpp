@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "io/npy.h"
 #include "support/test_support.h"
 
@@ -26,8 +28,9 @@ std::string slurp(const std::string& path) {
 }
 
 Result run_cli(const std::string& args) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "tvk_cli_out.txt", err = dir + "tvk_cli_err.txt";
+  // Per process: CTest runs the tests of this file in parallel processes.
+  const std::string dir = ::testing::TempDir() + "tvk_cli_" + std::to_string(getpid()) + "_";
+  const std::string out = dir + "out.txt", err = dir + "err.txt";
   const std::string cmd = std::string(TVK_CLI) + " " + args + " >" + out + " 2>" + err;
   Result r;
   const int raw = std::system(cmd.c_str());
@@ -51,7 +54,7 @@ std::string damaged_copy(const std::string& src, size_t offset, size_t count, co
   if (count == 0) bytes.resize(std::min(offset, bytes.size()));
   else
     for (size_t i = offset; i < offset + count && i < bytes.size(); ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
@@ -150,4 +153,35 @@ TEST(Cli, WrongInputsAreErrorsNotCrashes) {
   r = run_cli("run " + model + " --device gpu");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("unknown device"), std::string::npos) << r.err;
+}
+
+TEST(Cli, OptimizeReportsThePassesAndCheckListsTheVulkanOps) {
+  TVK_NEED_VULKAN();
+  const std::string out = ::testing::TempDir() + "cli_mobilenet2-vulkan.pt";
+  Result r = run_cli("optimize " + fixture("mobilenet_v2_script.pt") + " -o " + out + " --backend vulkan");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("batch norms folded into convolutions: 52"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("convolutions packed: 52"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("activations fused into convolutions: 35"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dropouts removed: 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CPU<->Vulkan transfers inserted: 2"), std::string::npos) << r.out;
+  r = run_cli("check " + out);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("vulkan_prepack::run_conv2d_context"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("vulkan_prepack::run_linear_context"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("aten::batch_norm"), std::string::npos) << r.out;
+  const std::string y = ::testing::TempDir() + "cli_mobilenet2-vulkan_y.npy";
+  r = run_cli("run " + out + " --device vulkan --input " + fixture("mobilenet_v2_input.npy") + " --output " + y);
+  ASSERT_EQ(r.status, 0) << r.err;
+  Tensor expected = io::read_npy(fixture("mobilenet_v2_expected0.npy"));
+  EXPECT_LE(testing_support::max_abs_diff(io::read_npy(y), expected) / testing_support::max_abs(expected), 1e-4);
+}
+
+TEST(Cli, OptimizeRejectsUnknownOptions) {
+  const std::string out = ::testing::TempDir() + "never_written.pt";
+  for (const char* bad : {" --backend metal", " --blocklist NO_SUCH_PASS", " --no-such-flag", ""}) {
+    Result r = run_cli("optimize " + fixture("mobilenet_v2_script.pt") + (std::string(bad).empty() ? "" : " -o " + out) + bad);
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_EQ(lines(r.err), 1u) << bad << ": " << r.err;
+  }
 }

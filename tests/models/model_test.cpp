@@ -15,13 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string env_or_empty(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 // The folders holding <model>_<mode>.pt, <model>_input.npy and <model>_expected<i>.npy.
-std::string torch113_dir() { return env_or_empty("TVK_MODELS_DIR"); }
+std::string torch113_dir() { return testing_support::env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
 std::string torch211_dir() { return TVK_SOURCE_DIR "/tests/models/torch2"; }
 
 std::vector<Tensor> flatten(const IValue& v) {

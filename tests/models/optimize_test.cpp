@@ -17,10 +17,7 @@ using namespace tvk::jit;
 
 namespace {
 
-std::string models_dir() {
-  const char* d = std::getenv("TVK_MODELS_DIR");
-  return d ? d : "";
-}
+std::string models_dir() { return testing_support::env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
 
 #define NEED_MODELS()                                                                   \
   do {                                                                                  \
@@ -253,4 +250,27 @@ TEST(OptimizeForMobile, UnknownBlocklistNameIsAnError) {
   EXPECT_THROW(parse_mobile_optimizer_type("NO_SUCH_PASS"), Error);
   EXPECT_EQ(parse_mobile_optimizer_type("vulkan_automatic_gpu_transfer"),
             MobileOptimizerType::VULKAN_AUTOMATIC_GPU_TRANSFER);
+}
+
+// ---- a Vulkan model file written by PyTorch itself ------------------------------------------------
+
+TEST(PytorchWrittenVulkanModel, LoadsAndMatchesTheOriginalModel) {
+  TVK_NEED_VULKAN();
+  const std::string dir = testing_support::env_or("TVK_PYTORCH_VULKAN_DIR", TVK_DEFAULT_PYTORCH_VULKAN_DIR);
+  for (const char* model : {"mobilenet_v2", "squeezenet1_1"}) {
+    const std::string path = dir + "/" + model + "_pytorch_vulkan.pt";
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    Tensor x = io::read_npy(dir + "/" + model + "_input.npy");
+    Tensor expected = io::read_npy(dir + "/" + model + "_expected0.npy");
+    // PyTorch 1.13 inserts no transfers: loaded for Vulkan, tvk moves the input in and back.
+    Module on_vulkan = load(path, Device::Vulkan);
+    EXPECT_TRUE(on_vulkan.optimized_for_vulkan());
+    Tensor out = run(on_vulkan, x);
+    EXPECT_EQ(out.device(), Device::CPU);
+    EXPECT_LE(relative_diff(out, expected), 1e-4) << model;
+    // Loaded for the CPU, a CPU input is refused with the reason.
+    Module as_is = load(path);
+    EXPECT_THROW(run(as_is, x), Error);
+    EXPECT_LE(relative_diff(run(as_is, x.vulkan()), expected), 1e-4) << model;
+  }
 }

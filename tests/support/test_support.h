@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "tvk/tvk.h"
@@ -18,6 +19,12 @@ bool validation_required();
 extern bool validation_set_by_environment;
 // Validation messages the running test provokes on purpose (the listener forgives them).
 extern uint64_t expected_validation_messages;
+
+// An environment variable, or `fallback` when it is unset.
+inline std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
 
 // Max |a - b| over two float tensors of one shape (both brought to the CPU).
 inline double max_abs_diff(const Tensor& a, const Tensor& b) {

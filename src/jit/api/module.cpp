@@ -61,19 +61,25 @@ void check_inputs_for_vulkan_model(const ModuleState& state, const std::vector<I
   for (size_t i = 0; i < inputs.size(); ++i)
     if (inputs[i].isTensor() && inputs[i].toTensor().defined() && inputs[i].toTensor().device() != Device::Vulkan)
       throw Error(detail::concat("input ", i, " is a ", to_string(inputs[i].toTensor().device()),
-                                 " tensor, but this model was optimized for Vulkan with VULKAN_AUTOMATIC_GPU_TRANSFER "
-                                 "blocklisted: pass Vulkan tensors (.vulkan())"));
+                                 " tensor, but this Vulkan-optimized model has no automatic transfers (written with "
+                                 "VULKAN_AUTOMATIC_GPU_TRANSFER blocklisted, or by PyTorch 1.x): pass Vulkan tensors "
+                                 "(.vulkan()) or load it with Device::Vulkan"));
 }
 }  // namespace
 
 IValue Module::run_method(const std::string& method, std::vector<IValue> inputs) {
   if (!has_method(method)) throw Error(detail::concat(type_name(), " has no method '", method, "'"));
-  check_inputs_for_vulkan_model(*state_, inputs);
   auto frozen = state_->frozen_methods.find(method);
-  if (frozen != state_->frozen_methods.end()) return frozen->second->run(std::move(inputs));
+  if (frozen != state_->frozen_methods.end()) {
+    check_inputs_for_vulkan_model(*state_, inputs);
+    return frozen->second->run(std::move(inputs));
+  }
+  // A module loaded for Vulkan moves CPU inputs in and CPU-bound outputs back, as the seed's
+  // Java Module.load(path, Device.VULKAN) does.
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
   if (state_->device != Device::CPU)
     for (IValue& v : inputs) v = move_all(v, state_->device);
+  check_inputs_for_vulkan_model(*state_, inputs);
   IValue out = state_->interpreter->call_method(state_->root, method, std::move(inputs));
   return back_to_cpu ? move_all(out, Device::CPU) : out;
 }

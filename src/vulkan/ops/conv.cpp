@@ -4,6 +4,7 @@
 
 #include "ops/conv_params.h"
 #include "ops/registry.h"
+#include "vulkan/ops/conv.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -30,12 +31,15 @@ ConvParams push_constants(const char* op, const ops::Conv2dParams& p, bool has_b
 }
 
 Tensor run_conv(const char* op, const ops::Conv2dParams& p, const Tensor& input, const Tensor& weight,
-                const Tensor& bias) {
+                const Tensor& bias, float out_min = -std::numeric_limits<float>::infinity(),
+                float out_max = std::numeric_limits<float>::infinity()) {
   check_vulkan_float(op, input, "input");
   check_vulkan_float(op, weight, "weight");
   if (bias.defined()) check_vulkan_float(op, bias, "bias");
   Tensor out = empty_vulkan(p.output_sizes());
-  const ConvParams params = push_constants(op, p, bias.defined());
+  ConvParams params = push_constants(op, p, bias.defined());
+  params.out_min = out_min;
+  params.out_max = out_max;
   const Tensor& bias_or_weight = bias.defined() ? bias : weight;
   const auto n = static_cast<uint32_t>(p.batch), oh = static_cast<uint32_t>(p.out_h),
              ow = static_cast<uint32_t>(p.out_w), oc = static_cast<uint32_t>(p.out_channels);
@@ -86,6 +90,17 @@ Tensor convolution_deprecated(const Tensor& input, const Tensor& weight, const T
 }
 
 }  // namespace
+
+Tensor convolution_clamped(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                           const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
+                           const IntList& output_padding, int64_t groups, std::optional<double> output_min,
+                           std::optional<double> output_max) {
+  const ops::Conv2dParams p =
+      ops::conv2d_params(op, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, true);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  return run_conv(op, p, input, weight, bias, output_min ? static_cast<float>(*output_min) : -kInf,
+                  output_max ? static_cast<float>(*output_max) : kInf);
+}
 
 TVK_REGISTER_VULKAN_KERNEL("aten::conv2d", conv2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose2d.input", conv_transpose2d);

@@ -4,6 +4,7 @@
 // Vulkan-enabled PyTorch.
 #include "ops/custom_class.h"
 #include "ops/registry.h"
+#include "vulkan/ops/conv.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -38,33 +39,13 @@ const Payload& payload_of(const Object& self) {
   return *p;
 }
 
-
-// The convolution, then the fused clamp when the context has bounds. conv2d and
-// conv_transpose2d accept unbatched (C, H, W) inputs as PyTorch does, so a model's own rank
+// One dispatch: the convolution with the fused activation's bounds applied in the shader.
+// Unbatched (C, H, W) inputs are accepted as aten::conv2d accepts them, so a model's own rank
 // check further on still gets to raise its message.
 Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input) {
-  Stack args;
-  args.emplace_back(input);
-  args.emplace_back(ctx.packed_weight);
-  args.push_back(ctx.packed_bias.defined() ? IValue(ctx.packed_bias) : IValue());
-  args.emplace_back(ctx.stride);
-  args.emplace_back(ctx.padding);
-  if (ctx.transposed) {
-    args.emplace_back(ctx.output_padding);
-    args.emplace_back(ctx.groups);
-    args.emplace_back(ctx.dilation);
-  } else {
-    args.emplace_back(ctx.dilation);
-    args.emplace_back(ctx.groups);
-  }
-  const char* conv_op = ctx.transposed ? "aten::conv_transpose2d.input" : "aten::conv2d";
-  Tensor out = ops::call(ops::require_op(conv_op), std::move(args)).toTensor();
-  if (!ctx.output_min && !ctx.output_max) return out;
-  Stack clamp_args;
-  clamp_args.emplace_back(out);
-  clamp_args.push_back(optional_scalar(ctx.output_min));
-  clamp_args.push_back(optional_scalar(ctx.output_max));
-  return ops::call(ops::require_op("aten::clamp"), std::move(clamp_args)).toTensor();
+  const char* op = ctx.transposed ? "vulkan_prepack::run_tconv2d_context" : "vulkan_prepack::run_conv2d_context";
+  return convolution_clamped(op, input, ctx.packed_weight, ctx.packed_bias, ctx.stride, ctx.padding, ctx.dilation,
+                             ctx.transposed, ctx.output_padding, ctx.groups, ctx.output_min, ctx.output_max);
 }
 
 std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
