@@ -27,4 +27,45 @@ Conv2dParams conv2d_params(const char* op, const Tensor& input, const Tensor& we
                            const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
                            const IntList& output_padding, int64_t groups, bool allow_unbatched);
 
+// One backend's convolution implementation, called with the checked geometry's inputs.
+using ConvolutionImpl = Tensor (*)(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                   const IntList& stride, const IntList& padding, const IntList& dilation,
+                                   bool transposed, const IntList& output_padding, int64_t groups,
+                                   bool allow_unbatched);
+
+// The convolution schemas (conv2d, conv_transpose2d.input, convolution, _convolution and its
+// deprecated overload) adapted to one backend's implementation, so the CPU and Vulkan files
+// register the same entry points. benchmark, deterministic, cudnn_enabled and allow_tf32 choose
+// backends in PyTorch, not results.
+template <ConvolutionImpl Impl>
+struct ConvolutionSchemas {
+  static Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                       IntList dilation, int64_t groups) {
+    return Impl("aten::conv2d", input, weight, bias, stride, padding, dilation, false, {0}, groups, true);
+  }
+  static Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+                                 IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
+    return Impl("aten::conv_transpose2d", input, weight, bias, stride, padding, dilation, true, output_padding, groups,
+                true);
+  }
+  static Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+                            IntList padding, IntList dilation, bool transposed, IntList output_padding,
+                            int64_t groups) {
+    return Impl("aten::convolution", input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups, false);
+  }
+  static Tensor convolution_underscore(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+                                       IntList padding, IntList dilation, bool transposed, IntList output_padding,
+                                       int64_t groups, bool, bool, bool, bool) {
+    return Impl("aten::_convolution", input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups, false);
+  }
+  static Tensor convolution_deprecated(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+                                       IntList padding, IntList dilation, bool transposed, IntList output_padding,
+                                       int64_t groups, bool, bool, bool) {
+    return Impl("aten::_convolution", input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups, false);
+  }
+};
+
 }  // namespace tvk::ops

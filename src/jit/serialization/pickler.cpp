@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/little_endian.h"
+#include "jit/serialization/pickle_opcodes.h"
 #include "core/storage.h"
 #include "jit/serialization/storage_record.h"
 #include "tvk/error.h"
@@ -15,38 +16,7 @@
 namespace tvk::jit {
 namespace {
 
-enum Op : uint8_t {
-  MARK = '(',
-  STOP = '.',
-  BINFLOAT = 'G',
-  BININT = 'J',
-  BININT1 = 'K',
-  BININT2 = 'M',
-  NONE = 'N',
-  BINPERSID = 'Q',
-  REDUCE = 'R',
-  BINUNICODE = 'X',
-  BUILD = 'b',
-  GLOBAL = 'c',
-  EMPTY_DICT = '}',
-  APPENDS = 'e',
-  BINGET = 'h',
-  LONG_BINGET = 'j',
-  EMPTY_LIST = ']',
-  BINPUT = 'q',
-  LONG_BINPUT = 'r',
-  TUPLE = 't',
-  EMPTY_TUPLE = ')',
-  SETITEMS = 'u',
-  PROTO = 0x80,
-  NEWOBJ = 0x81,
-  TUPLE1 = 0x85,
-  TUPLE2 = 0x86,
-  TUPLE3 = 0x87,
-  NEWTRUE = 0x88,
-  NEWFALSE = 0x89,
-  LONG1 = 0x8a,
-};
+using namespace pickle;
 
 template <typename T>
 void append(std::vector<uint8_t>& out, T v) {

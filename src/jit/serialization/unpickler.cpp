@@ -8,49 +8,13 @@
 #include <limits>
 
 #include "core/little_endian.h"
+#include "jit/serialization/pickle_opcodes.h"
 #include "tvk/error.h"
 
 namespace tvk::jit {
 namespace {
 
-// Pickle opcodes (Lib/pickletools.py names).
-enum Op : uint8_t {
-  MARK = '(',
-  STOP = '.',
-  POP = '0',
-  BINFLOAT = 'G',
-  BININT = 'J',
-  BININT1 = 'K',
-  BININT2 = 'M',
-  NONE = 'N',
-  BINPERSID = 'Q',
-  REDUCE = 'R',
-  BINUNICODE = 'X',
-  APPEND = 'a',
-  BUILD = 'b',
-  GLOBAL = 'c',
-  DICT = 'd',
-  EMPTY_DICT = '}',
-  APPENDS = 'e',
-  BINGET = 'h',
-  LONG_BINGET = 'j',
-  LIST = 'l',
-  EMPTY_LIST = ']',
-  BINPUT = 'q',
-  LONG_BINPUT = 'r',
-  SETITEM = 's',
-  TUPLE = 't',
-  EMPTY_TUPLE = ')',
-  SETITEMS = 'u',
-  PROTO = 0x80,
-  NEWOBJ = 0x81,
-  TUPLE1 = 0x85,
-  TUPLE2 = 0x86,
-  TUPLE3 = 0x87,
-  NEWTRUE = 0x88,
-  NEWFALSE = 0x89,
-  LONG1 = 0x8a,
-};
+using namespace pickle;
 
 constexpr size_t kMaxGlobalName = 64 * 1024;
 constexpr size_t kMaxSlowDictKeys = 4096;

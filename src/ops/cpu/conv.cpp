@@ -85,52 +85,26 @@ Tensor convolution_impl(const char* op, const Tensor& input, const Tensor& weigh
   return transposed ? conv_transpose2d_direct(p, input, weight, bias) : conv2d_direct(p, input, weight, bias);
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
-              IntList dilation, int64_t groups) {
-  return convolution_impl("aten::conv2d", input, weight, bias, stride, padding, dilation, false, {0}, groups, true);
-}
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
-                        IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
-  return convolution_impl("aten::conv_transpose2d", input, weight, bias, stride, padding, dilation, true,
-                          output_padding, groups, true);
-}
-Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
-                   IntList dilation, bool transposed, IntList output_padding, int64_t groups) {
-  return convolution_impl("aten::convolution", input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups, false);
-}
-// benchmark, deterministic, cudnn_enabled and allow_tf32 choose backends in PyTorch, not results.
-Tensor convolution_underscore(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
-                              IntList padding, IntList dilation, bool transposed, IntList output_padding,
-                              int64_t groups, bool, bool, bool, bool) {
-  return convolution_impl("aten::_convolution", input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups, false);
-}
-Tensor convolution_deprecated(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
-                              IntList padding, IntList dilation, bool transposed, IntList output_padding,
-                              int64_t groups, bool, bool, bool) {
-  return convolution_impl("aten::_convolution", input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups, false);
-}
+using Schemas = ConvolutionSchemas<convolution_impl>;
 
 }  // namespace
 
 TVK_REGISTER_OP("aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
                 "int[2] dilation=1, int groups=1) -> Tensor",
-                conv2d);
+                Schemas::conv2d);
 TVK_REGISTER_OP("aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
                 "int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1) -> Tensor",
-                conv_transpose2d);
+                Schemas::conv_transpose2d);
 TVK_REGISTER_OP("aten::convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
                 "int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor",
-                convolution);
+                Schemas::convolution);
 TVK_REGISTER_OP("aten::_convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
                 "int[] dilation, bool transposed, int[] output_padding, int groups, bool benchmark, "
                 "bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor",
-                convolution_underscore);
+                Schemas::convolution_underscore);
 TVK_REGISTER_OP("aten::_convolution.deprecated(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
                 "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, "
                 "bool benchmark, bool deterministic, bool cudnn_enabled) -> Tensor",
-                convolution_deprecated);
+                Schemas::convolution_deprecated);
 
 }  // namespace tvk::ops::cpu

@@ -62,32 +62,7 @@ Tensor convolution_impl(const char* op, const Tensor& input, const Tensor& weigh
   return run_conv(op, p, input, weight, bias);
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
-              IntList dilation, int64_t groups) {
-  return convolution_impl("aten::conv2d", input, weight, bias, stride, padding, dilation, false, {0}, groups, true);
-}
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
-                        IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
-  return convolution_impl("aten::conv_transpose2d", input, weight, bias, stride, padding, dilation, true,
-                          output_padding, groups, true);
-}
-Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
-                   IntList dilation, bool transposed, IntList output_padding, int64_t groups) {
-  return convolution_impl("aten::convolution", input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups, false);
-}
-Tensor convolution_underscore(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
-                              IntList padding, IntList dilation, bool transposed, IntList output_padding,
-                              int64_t groups, bool, bool, bool, bool) {
-  return convolution_impl("aten::_convolution", input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups, false);
-}
-Tensor convolution_deprecated(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
-                              IntList padding, IntList dilation, bool transposed, IntList output_padding,
-                              int64_t groups, bool, bool, bool) {
-  return convolution_impl("aten::_convolution", input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups, false);
-}
+using Schemas = ops::ConvolutionSchemas<convolution_impl>;
 
 }  // namespace
 
@@ -102,10 +77,10 @@ Tensor convolution_clamped(const char* op, const Tensor& input, const Tensor& we
                   output_max ? static_cast<float>(*output_max) : kInf);
 }
 
-TVK_REGISTER_VULKAN_KERNEL("aten::conv2d", conv2d);
-TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose2d.input", conv_transpose2d);
-TVK_REGISTER_VULKAN_KERNEL("aten::convolution", convolution);
-TVK_REGISTER_VULKAN_KERNEL("aten::_convolution", convolution_underscore);
-TVK_REGISTER_VULKAN_KERNEL("aten::_convolution.deprecated", convolution_deprecated);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv2d", Schemas::conv2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose2d.input", Schemas::conv_transpose2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::convolution", Schemas::convolution);
+TVK_REGISTER_VULKAN_KERNEL("aten::_convolution", Schemas::convolution_underscore);
+TVK_REGISTER_VULKAN_KERNEL("aten::_convolution.deprecated", Schemas::convolution_deprecated);
 
 }  // namespace tvk::vulkan
