@@ -43,6 +43,7 @@ struct OptimizationReport {
   int dropouts_removed = 0;
   int mutations_removed = 0;
   int transfers_inserted = 0;
+  int common_subexpressions_removed = 0;
   int dead_nodes_removed = 0;
   std::string summary() const;
 };

@@ -100,6 +100,15 @@ TEST_F(PassOnMobilenet, DeadCodeKeepsTheInputChecks) {
   expect_same_result("eliminate_dead_code");
 }
 
+TEST_F(PassOnMobilenet, CommonSubexpressionsMergeTheRepeatedRankReads) {
+  // Each BatchNorm check reads dim(x) for its test and again for its message.
+  ASSERT_EQ(count("aten::dim"), 104);
+  EXPECT_EQ(eliminate_common_subexpressions(*graph_), 52);
+  EXPECT_EQ(count("aten::dim"), 52);
+  EXPECT_EQ(count("aten::conv2d"), 52) << "tensor ops are not merged while the graph mutates";
+  expect_same_result("eliminate_common_subexpressions");
+}
+
 TEST_F(PassOnMobilenet, PrepackFuseAndFoldOnVulkan) {
   TVK_NEED_VULKAN();
   fold_conv_batch_norm(*graph_);

@@ -86,6 +86,7 @@ std::string OptimizationReport::summary() const {
   out << "dropouts removed: " << dropouts_removed << "\n";
   out << "in-place ops made functional: " << mutations_removed << "\n";
   out << "CPU<->Vulkan transfers inserted: " << transfers_inserted << "\n";
+  out << "common subexpressions removed: " << common_subexpressions_removed << "\n";
   out << "dead nodes removed: " << dead_nodes_removed;
   return out.str();
 }
@@ -141,6 +142,8 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
       transfers = true;
     }
     if (vulkan) jit::move_constants(*graph, Device::Vulkan);
+    // Canonical clean-up (constants were already propagated while freezing).
+    stats.common_subexpressions_removed += jit::eliminate_common_subexpressions(*graph);
     stats.dead_nodes_removed += jit::eliminate_dead_code(*graph);
     if (is_forward) stats.ops_after = graph->op_histogram();
     result->frozen_methods[method] = std::make_shared<jit::GraphExecutor>(std::shared_ptr<const jit::Graph>(std::move(graph)));

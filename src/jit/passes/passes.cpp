@@ -2,6 +2,7 @@
 #include "jit/passes/passes.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace tvk::jit {
@@ -363,6 +364,72 @@ bool has_effects(const Node& n) {
   }
 }
 }  // namespace
+
+namespace {
+bool same_arg(const Arg& a, const Arg& b) {
+  if (a.is_value() || b.is_value()) return a.value == b.value;
+  if (a.constant.isTensor() || b.constant.isTensor())
+    return a.constant.isTensor() && b.constant.isTensor() && a.constant.toTensor().is_same(b.constant.toTensor());
+  if (a.constant.isObject() || b.constant.isObject()) return a.constant.is(b.constant);
+  return a.constant.tag() == b.constant.tag() && ivalue_equal(a.constant, b.constant);
+}
+
+bool same_computation(const Node& a, const Node& b) {
+  if (a.kind != b.kind || a.op != b.op || a.name != b.name || a.index != b.index || a.args.size() != b.args.size() ||
+      a.outputs.size() != b.outputs.size())
+    return false;
+  for (size_t i = 0; i < a.args.size(); ++i)
+    if (!same_arg(a.args[i], b.args[i])) return false;
+  return true;
+}
+
+bool any_effects_but_raise(const NodeBlock& block) {
+  for (const auto& n : block.nodes) {
+    if (n->kind != NodeKind::Raise && n->kind != NodeKind::If && has_effects(*n)) return true;
+    for (const auto& b : n->blocks)
+      if (any_effects_but_raise(*b)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+int eliminate_common_subexpressions(Graph& g) {
+  const bool mutates = any_effects_but_raise(g.top());
+  auto candidate = [&](const Node& n) {
+    if (n.kind == NodeKind::If || n.kind == NodeKind::Raise || has_effects(n) || n.outputs.empty()) return false;
+    bool makes_mutable = false;
+    for (const Value* out : n.outputs)
+      makes_mutable = makes_mutable || !(out->type == ValueType::Int || out->type == ValueType::Float ||
+                                         out->type == ValueType::Bool || out->type == ValueType::Str);
+    // Two equal tensors or lists may still be two objects that someone writes into; ints cannot.
+    return !makes_mutable || !mutates;
+  };
+  int removed = 0;
+  std::function<void(NodeBlock&, std::vector<Node*>)> visit = [&](NodeBlock& block, std::vector<Node*> available) {
+    for (auto it = block.nodes.begin(); it != block.nodes.end();) {
+      Node* n = it->get();
+      ++it;  // `n` may be erased below
+      if (candidate(*n)) {
+        Node* earlier = nullptr;
+        for (Node* a : available)
+          if (same_computation(*a, *n)) {
+            earlier = a;
+            break;
+          }
+        if (earlier) {
+          for (size_t i = 0; i < n->outputs.size(); ++i) g.replace_all_uses(n->outputs[i], Arg::of(earlier->outputs[i]));
+          g.erase(n);
+          ++removed;
+          continue;
+        }
+        available.push_back(n);
+      }
+      for (auto& b : n->blocks) visit(*b, available);
+    }
+  };
+  visit(g.top(), {});
+  return removed;
+}
 
 int eliminate_dead_code(Graph& g) {
   int removed = 0;

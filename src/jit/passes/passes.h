@@ -25,6 +25,9 @@ int fold_prepacking(Graph& graph);
 int insert_backend_transfers(Graph& graph, Device device);
 // Constant tensors used by ops move to `device` once.
 int move_constants(Graph& graph, Device device);
+// A pure node that repeats an earlier one (same op, same arguments) in its block or an
+// enclosing block is replaced by it: tensor-producing ops only when the graph mutates nothing.
+int eliminate_common_subexpressions(Graph& graph);
 // Nodes without effects whose outputs are unused are removed.
 int eliminate_dead_code(Graph& graph);
 
