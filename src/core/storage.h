@@ -47,7 +47,9 @@ class DeviceBackend {
   // Why available() is false, for error messages.
   virtual std::string unavailable_reason() = 0;
   virtual std::shared_ptr<Storage> allocate(size_t nbytes) = 0;
-  virtual void upload(Storage& dst, const void* src, size_t nbytes) = 0;
+  // Copies host bytes into `dst`; the backend keeps `dst` alive until the copy has run, so the
+  // caller may drop it at once.
+  virtual void upload(const std::shared_ptr<Storage>& dst, const void* src, size_t nbytes) = 0;
   virtual void download(const Storage& src, void* dst, size_t nbytes) = 0;
   // Device-to-device copy of the first `nbytes`.
   virtual void copy(const std::shared_ptr<Storage>& src, const std::shared_ptr<Storage>& dst, size_t nbytes) = 0;

@@ -144,7 +144,7 @@ Tensor Tensor::to(Device target) const {
   DeviceBackend& backend = require_device_backend(target);
   Tensor src = contiguous();
   auto storage = backend.allocate(nbytes());
-  backend.upload(*storage, src.raw_data(), nbytes());
+  backend.upload(storage, src.raw_data(), nbytes());
   return Tensor(std::move(storage), sizes_, contiguous_strides(sizes_), 0, dtype_);
 }
 

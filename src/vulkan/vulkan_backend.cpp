@@ -31,26 +31,28 @@ class VulkanBackend final : public DeviceBackend {
     return std::make_shared<VulkanStorage>(Context::get(), nbytes);
   }
 
-  void upload(Storage& dst, const void* src, size_t nbytes) override {
-    auto& storage = static_cast<VulkanStorage&>(dst);
+  void upload(const std::shared_ptr<Storage>& dst, const void* src, size_t nbytes) override {
+    auto& storage = static_cast<VulkanStorage&>(*dst);
     Context& ctx = storage.context();
     if (nbytes == 0) return;
     // Fresh storages are never in use by queued work, so a mapped buffer is written directly.
-    if (uint8_t* p = storage.buffer().mapped()) {
+    if (uint8_t* p = storage.buffer().mapped(); p && !ctx.force_staging()) {
       std::memcpy(p, src, nbytes);
       return;
     }
     auto staging = std::make_shared<Buffer>(ctx.device(), ctx.memory(), nbytes, MemoryUsage::Staging);
     std::memcpy(staging->mapped(), src, nbytes);
     ctx.stream().copy(staging->handle(), storage.buffer().handle(), nbytes);
+    // Both ends of the pending copy live until it has run, even if the tensor is dropped now.
     ctx.stream().keep_alive(staging);
+    ctx.stream().keep_alive(dst);
   }
 
   void download(const Storage& src, void* dst, size_t nbytes) override {
     auto& storage = static_cast<const VulkanStorage&>(src);
     Context& ctx = storage.context();
     if (nbytes == 0) return;
-    if (const uint8_t* p = storage.buffer().mapped()) {
+    if (const uint8_t* p = storage.buffer().mapped(); p && !ctx.force_staging()) {
       ctx.stream().synchronize();
       std::memcpy(dst, p, nbytes);
       return;

@@ -165,3 +165,18 @@ TEST(VulkanRuntime, ValidationLayerReportsAnInvalidCall) {
   EXPECT_GE(provoked, 1u);
   testing_support::expected_validation_messages = provoked;
 }
+
+TEST(VulkanRuntime, TensorsBeyondTheDeviceAreOutOfMemoryErrorsAndTheProcessGoesOn) {
+  TVK_NEED_VULKAN();
+  // 2^36 floats (256 GiB): larger than lavapipe's heap and any storage-buffer range.
+  EXPECT_THROW(empty({int64_t{1} << 36}, DType::Float32, Device::Vulkan), OutOfMemoryError);
+  Tensor small = tvk::rand({16}).vulkan();
+  EXPECT_EQ(testing_support::max_abs_diff(relu(small), relu(small.cpu())), 0.0);
+}
+
+TEST(VulkanRuntime, ForcedStagingIsReportedByTheContext) {
+  TVK_NEED_VULKAN();
+  const char* env = std::getenv("TVK_VULKAN_FORCE_STAGING");
+  const bool want = env && std::string(env) != "0";
+  EXPECT_EQ(vulkan::Context::get()->force_staging(), want);
+}

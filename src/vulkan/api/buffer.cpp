@@ -2,10 +2,17 @@
 
 #include <utility>
 
+#include "tvk/error.h"
+
 namespace tvk::vulkan {
 
 Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, MemoryUsage usage)
     : device_(&device), pool_(&pool), bytes_(bytes) {
+  // Kernels bind a tensor as one storage buffer; beyond this range the device cannot.
+  const VkDeviceSize max_range = device.physical().limits.maxStorageBufferRange;
+  if (usage == MemoryUsage::DeviceTensor && bytes > max_range)
+    throw OutOfMemoryError(detail::concat("a Vulkan tensor of ", bytes, " bytes exceeds this device's largest storage "
+                                          "buffer (maxStorageBufferRange = ", max_range, " bytes)"));
   auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   info.size = std::max<VkDeviceSize>(bytes, 16);  // Vulkan forbids empty buffers
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |

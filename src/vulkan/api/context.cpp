@@ -33,7 +33,10 @@ Context::Context()
       device_(instance_, select_physical_device(instance_.physical_devices(), env("TVK_VULKAN_DEVICE"))),
       memory_(device_),
       pipelines_(device_, cache_file_for(device_.physical())),
-      stream_(device_) {}
+      stream_(device_) {
+  const std::string staging = env("TVK_VULKAN_FORCE_STAGING");
+  force_staging_ = !staging.empty() && staging != "0";
+}
 
 Context::~Context() {
   try {

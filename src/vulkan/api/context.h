@@ -30,6 +30,10 @@ class Context {
   MemoryPool& memory() { return memory_; }
   PipelineCache& pipelines() { return pipelines_; }
   CommandStream& stream() { return stream_; }
+  // TVK_VULKAN_FORCE_STAGING=1: move tensor data through staging buffers and copy commands even
+  // where tensor memory is host-visible, as on discrete GPUs without ReBAR (tests that path on
+  // lavapipe and unified-memory GPUs).
+  bool force_staging() const { return force_staging_; }
 
  private:
   Instance instance_;
@@ -37,6 +41,7 @@ class Context {
   MemoryPool memory_;
   PipelineCache pipelines_;
   CommandStream stream_;
+  bool force_staging_ = false;
 };
 
 // True when TVK_VALIDATION is set to a non-empty value other than 0.

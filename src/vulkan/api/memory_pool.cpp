@@ -92,6 +92,9 @@ Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usa
         return Allocation{block.get(), offset, size};
     }
     const VkDeviceSize block_size = std::max(kBlockSize, (size + alignment + 0xFFFF) & ~VkDeviceSize{0xFFFF});
+    // Never ask for more than the heap holds (an invalid call, not just a failing one).
+    const auto& mem = device_.memory_properties();
+    if (block_size > mem.memoryHeaps[mem.memoryTypes[type].heapIndex].size) continue;
     if (MemoryBlock* block = new_block(type, block_size)) {
       VkDeviceSize offset = 0;
       take_from(*block, size, alignment, &offset);
