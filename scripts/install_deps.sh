@@ -11,7 +11,8 @@ packages=(
   libgtest-dev libgmock-dev
 )
 if [[ "$mode" == test ]]; then
-  packages+=(python3 python3-numpy python3-torch python3-torchvision)
+  # libtorch-dev: the stand-in Vulkan classes that let torch write a Vulkan model (tests/models/pytorch_vulkan)
+  packages+=(python3 python3-numpy python3-torch python3-torchvision libtorch-dev)
 fi
 
 missing=()
