@@ -225,3 +225,13 @@ TEST(ModelLoader, MissingTensorRecordIsAnError) {
   const std::string error = load_and_run_error(path);
   EXPECT_NE(error.find("data/0"), std::string::npos) << error;
 }
+
+TEST(ModelLoader, EndlessLoopInModelCodeIsAnErrorNotAHang) {
+  const std::string path = rewritten_fixture("endless.pt", [](const std::string& record, std::string& text) {
+    if (record != "code/__torch__.py") return;
+    replace_in(text, "_3, total5, n = torch.lt(n0, 2), total6, n0", "_3, total5, n = True, total6, n0");
+    replace_in(text, "total6 = torch.relu(total5)", "total6 = total5");  // cheap iterations
+  });
+  const std::string error = load_and_run_error(path);
+  EXPECT_NE(error.find("while loop ran more than"), std::string::npos) << error;
+}

@@ -342,7 +342,11 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& resu
     }
     case StmtKind::While: {
       const auto& s = stmt.as<WhileStmt>();
+      // A bound, so hostile code cannot hang the process; real models loop a handful of times.
+      int64_t iterations = 0;
       while (condition(eval(*s.test, frame), s.loc)) {
+        if (++iterations > kMaxLoopIterations)
+          fail_at(s.loc, detail::concat("while loop ran more than ", kMaxLoopIterations, " iterations"));
         Flow flow = exec_block(s.body, frame, result);
         if (flow == Flow::Break) break;
         if (flow == Flow::Return) return flow;

@@ -47,6 +47,7 @@ class Interpreter {
   // Bounds the interpreter's native recursion (model calls nesting), so hostile code cannot
   // overflow the stack.
   static constexpr int kMaxCallDepth = 200;
+  static constexpr int64_t kMaxLoopIterations = 1'000'000;
 
  private:
   struct Frame {
