@@ -95,6 +95,9 @@ class IValue {
 
 using Stack = std::vector<IValue>;
 
+// `v` with every tensor in it (through nested lists and tuples) moved to `device`.
+IValue to_device(const IValue& v, Device device);
+
 // Equality of keys and values as TorchScript's == on ints, floats, bools, strings and None.
 bool ivalue_equal(const IValue& a, const IValue& b);
 

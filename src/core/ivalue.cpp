@@ -110,6 +110,16 @@ bool IValue::is(const IValue& o) const {
   }
 }
 
+IValue to_device(const IValue& v, Device device) {
+  if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
+  if (v.isList() || v.isTuple()) {
+    List items;
+    for (const IValue& e : v.toList()) items.push_back(to_device(e, device));
+    return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
+  }
+  return v;
+}
+
 bool ivalue_equal(const IValue& a, const IValue& b) {
   if (a.isNone() || b.isNone()) return a.isNone() && b.isNone();
   if (a.isNumber() && b.isNumber()) {

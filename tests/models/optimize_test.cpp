@@ -176,7 +176,7 @@ TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropou
   std::string code;
   for (const std::string& record : zip.records())
     if (record.find("code/") != std::string::npos && record.size() > 3 && record.compare(record.size() - 3, 3, ".py") == 0) {
-      auto bytes = zip.read(record.rfind(zip.prefix(), 0) == 0 ? record.substr(zip.prefix().size()) : record);
+      auto bytes = zip.read(record);
       code += std::string(bytes.begin(), bytes.end());
     }
   ASSERT_FALSE(code.empty());

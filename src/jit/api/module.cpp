@@ -17,16 +17,6 @@ bool has_cpu_tensor(const std::vector<IValue>& inputs) {
   return false;
 }
 
-IValue move_all(const IValue& v, Device device) {
-  if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
-  if (v.isList() || v.isTuple()) {
-    List items;
-    for (const IValue& e : v.toList()) items.push_back(move_all(e, device));
-    return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
-  }
-  return v;
-}
-
 void collect(const std::shared_ptr<Object>& obj, const CompilationUnit& unit, const std::string& prefix, bool recurse,
              bool parameters, std::vector<std::pair<std::string, Tensor>>& out) {
   const ClassInfo* cls = unit.find_class(obj->type_name);
@@ -78,10 +68,10 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
   // Java Module.load(path, Device.VULKAN) does.
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
   if (state_->device != Device::CPU)
-    for (IValue& v : inputs) v = move_all(v, state_->device);
+    for (IValue& v : inputs) v = to_device(v, state_->device);
   check_inputs_for_vulkan_model(*state_, inputs);
   IValue out = state_->interpreter->call_method(state_->root, method, std::move(inputs));
-  return back_to_cpu ? move_all(out, Device::CPU) : out;
+  return back_to_cpu ? to_device(out, Device::CPU) : out;
 }
 
 bool Module::has_method(const std::string& method) const {

@@ -30,17 +30,6 @@ bool is_python_builtin(const std::string& name) {
   throw Error(to_string(loc) + ": " + what);
 }
 
-// Moves every tensor inside `v` to `device`.
-IValue to_device(const IValue& v, Device device) {
-  if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
-  if (v.isList() || v.isTuple()) {
-    List items;
-    for (const IValue& e : v.toList()) items.push_back(to_device(e, device));
-    return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
-  }
-  return v;
-}
-
 bool contains_tensor(const Stack& args) {
   for (const IValue& a : args) {
     if (a.isTensor()) return true;

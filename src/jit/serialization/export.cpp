@@ -260,11 +260,6 @@ std::string code_record_for(const std::string& qualified) {
 
 }  // namespace
 
-std::string print_module_code(const ModuleState& state) {
-  TVK_CHECK(!state.frozen_methods.empty(), "only modules made by optimize_for_mobile can be printed from graphs");
-  return CodePrinter(state).print();
-}
-
 void export_module(const ModuleState& state, const std::string& path) {
   TVK_CHECK(!state.frozen_methods.empty(),
             "save() writes modules made by optimize_for_mobile; a loaded module is already saved in ", state.path);

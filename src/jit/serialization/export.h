@@ -13,7 +13,4 @@ namespace tvk::jit {
 // from graphs) or the file cannot be written.
 void export_module(const ModuleState& state, const std::string& path);
 
-// The TorchScript source of the module's class (for tests and `tvk optimize --print-code`).
-std::string print_module_code(const ModuleState& state);
-
 }  // namespace tvk::jit

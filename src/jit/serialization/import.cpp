@@ -1,23 +1,18 @@
 #include "jit/serialization/import.h"
 
-#include <cstring>
 #include <map>
 
 #include "core/storage.h"
 #include "jit/frontend/parser.h"
 #include "ops/custom_class.h"
 #include "tvk/version.h"
+#include "jit/serialization/storage_record.h"
 #include "jit/serialization/unpickler.h"
 #include "jit/serialization/zip_reader.h"
 
 namespace tvk::jit {
 
 namespace {
-
-std::string relative(const ZipReader& zip, const std::string& name) {
-  const std::string& prefix = zip.prefix();
-  return name.compare(0, prefix.size(), prefix) == 0 ? name.substr(prefix.size()) : name;
-}
 
 int64_t read_version(const ZipReader& zip) {
   const std::string record = zip.has(".data/version") ? ".data/version" : "version";
@@ -43,18 +38,7 @@ class StorageLoader {
   Tensor operator()(const std::string& key, const std::string& storage_type, int64_t numel, const std::string&) {
     auto it = loaded_.find(key);
     if (it != loaded_.end()) return it->second;
-    const DType dtype = storage_dtype(storage_type);
-    const std::string record = folder_ + "/" + key;
-    if (!zip_.has(record)) throw Error(detail::concat(zip_.display_name(), ": missing tensor record '", record, "'"));
-    if (numel < 0) throw Error(detail::concat(zip_.display_name(), ": record '", record, "': negative element count"));
-    const uint64_t want = static_cast<uint64_t>(numel) * element_size(dtype);
-    const uint64_t have = zip_.size_of(record);
-    if (have < want)
-      throw Error(detail::concat(zip_.display_name(), ": record '", record, "' holds ", have, " bytes but its ",
-                                 storage_type, " of ", numel, " elements needs ", want));
-    std::vector<uint8_t> bytes = zip_.read(record);
-    Tensor t = empty({numel}, dtype);
-    if (want) std::memcpy(t.raw_data(), bytes.data(), want);
+    Tensor t = read_storage_record(zip_, folder_ + "/" + key, storage_type, numel);
     loaded_.emplace(key, t);
     return t;
   }
@@ -95,8 +79,7 @@ std::shared_ptr<ModuleState> import_archive(const std::string& path, Device devi
   state->unit = std::make_shared<CompilationUnit>();
   CompilationUnit& unit = *state->unit;
 
-  for (const std::string& name : zip.records()) {
-    const std::string record = relative(zip, name);
+  for (const std::string& record : zip.records()) {  // names relative to the top folder
     if (record.rfind("code/", 0) != 0 || record.size() < 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
     std::vector<uint8_t> bytes = zip.read(record);
     const std::string text(bytes.begin(), bytes.end());

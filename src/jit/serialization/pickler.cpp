@@ -86,16 +86,20 @@ uint32_t Pickler::next_memo() {
   return id;
 }
 
+void Pickler::push_memo_get(uint32_t index) {
+  if (index < 256) {
+    op(BINGET);
+    op(static_cast<uint8_t>(index));
+  } else {
+    op(LONG_BINGET);
+    append<uint32_t>(out_, index);
+  }
+}
+
 bool Pickler::push_memoized(const void* key) {
   auto it = memo_.find(key);
   if (it == memo_.end()) return false;
-  if (it->second < 256) {
-    op(BINGET);
-    op(static_cast<uint8_t>(it->second));
-  } else {
-    op(LONG_BINGET);
-    append<uint32_t>(out_, it->second);
-  }
+  push_memo_get(it->second);
   return true;
 }
 
@@ -127,13 +131,7 @@ void Pickler::push_double(double v) {
 void Pickler::push_string(const std::string& s) {
   auto it = string_memo_.find(s);
   if (it != string_memo_.end()) {
-    if (it->second < 256) {
-      op(BINGET);
-      op(static_cast<uint8_t>(it->second));
-    } else {
-      op(LONG_BINGET);
-      append<uint32_t>(out_, it->second);
-    }
+    push_memo_get(it->second);
     return;
   }
   TVK_CHECK(s.size() <= 0xFFFFFFFFu, "cannot pickle a string of ", s.size(), " bytes");
@@ -148,13 +146,7 @@ void Pickler::push_global(const std::string& module, const std::string& name) {
   const std::string key = std::string(1, '\0') + module + "\n" + name;
   auto it = string_memo_.find(key);
   if (it != string_memo_.end()) {
-    if (it->second < 256) {
-      op(BINGET);
-      op(static_cast<uint8_t>(it->second));
-    } else {
-      op(LONG_BINGET);
-      append<uint32_t>(out_, it->second);
-    }
+    push_memo_get(it->second);
     return;
   }
   TVK_CHECK(module.find('\n') == std::string::npos && name.find('\n') == std::string::npos && !name.empty(),

@@ -40,6 +40,7 @@ class Pickler {
   void push_list(const IValue& v, int depth);
   void push_dict(const IValue& v, int depth);
   void push_object(const IValue& v, int depth);
+  void push_memo_get(uint32_t index);  // BINGET or LONG_BINGET
   bool push_memoized(const void* key);  // BINGET when already written
   void put_memo(const void* key);
   uint32_t next_memo();

@@ -18,12 +18,13 @@ Tensor read_storage_record(const ZipReader& zip, const std::string& record, cons
   TVK_CHECK(numel >= 0 && static_cast<uint64_t>(numel) <= ZipReader::kMaxRecordSize / es, zip.display_name(),
             ": storage record '", record, "' declares ", numel, " elements");
   const uint64_t nbytes = static_cast<uint64_t>(numel) * es;
-  Tensor out = empty({numel}, dtype);
   // torch may omit the bytes of an empty storage.
-  if (nbytes == 0 && !zip.has(record)) return out;
+  if (nbytes == 0 && !zip.has(record)) return empty({0}, dtype);
   const uint64_t actual = zip.size_of(record);
   TVK_CHECK(actual == nbytes, zip.display_name(), ": record '", record, "' holds ", actual, " bytes, but the pickle declares ",
             numel, " elements of torch.", storage_type, " (", nbytes, " bytes)");
+  // Allocated only now that the record is known to hold that many bytes.
+  Tensor out = empty({numel}, dtype);
   const std::vector<uint8_t> bytes = zip.read(record);
   if (dtype == DType::Bool) {
     // Any other byte in a C++ bool is undefined behaviour, so refuse it here.
