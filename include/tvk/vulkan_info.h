@@ -33,4 +33,28 @@ struct VulkanInfo {
 // Enumerates devices and marks the one tvk uses; never throws.
 VulkanInfo vulkan_info();
 
+// Counters of the Vulkan device tvk uses (all zero when none is in use); for benchmarks.
+struct VulkanCounters {
+  uint64_t dispatches = 0;       // since start
+  uint64_t submits = 0;          // since start
+  uint64_t used_bytes = 0;       // device memory handed out to tensors and staging now
+  uint64_t peak_used_bytes = 0;  // the most handed out at once since vulkan_reset_peak_memory()
+  uint64_t reserved_bytes = 0;   // in VkDeviceMemory blocks
+};
+VulkanCounters vulkan_counters();
+void vulkan_reset_peak_memory();
+// Waits for all submitted Vulkan work.
+void vulkan_synchronize();
+
+// GPU time per op from timestamp queries around every dispatch (profiling slows dispatch
+// down a little; leave it off for latency figures). Throws when the device has no timestamps.
+void vulkan_set_profiling(bool on);
+struct OpGpuTime {
+  std::string op;  // the op the model called (or the shader, for work outside an op)
+  double gpu_ms = 0;
+  uint64_t dispatches = 0;
+};
+// Totals since the last call, largest first; synchronizes first.
+std::vector<OpGpuTime> vulkan_take_profile();
+
 }  // namespace tvk

@@ -1,6 +1,8 @@
 // Built only with TVK_USE_VULKAN=OFF: the Vulkan queries answer "not built".
 #include "tvk/vulkan_info.h"
 
+#include "tvk/error.h"
+
 namespace tvk {
 
 VulkanInfo vulkan_info() {
@@ -8,5 +10,11 @@ VulkanInfo vulkan_info() {
   info.error = "tvk was built with TVK_USE_VULKAN=OFF";
   return info;
 }
+
+VulkanCounters vulkan_counters() { return {}; }
+void vulkan_reset_peak_memory() {}
+void vulkan_synchronize() {}
+void vulkan_set_profiling(bool) { throw Error("tvk was built with TVK_USE_VULKAN=OFF: no GPU profile"); }
+std::vector<OpGpuTime> vulkan_take_profile() { return {}; }
 
 }  // namespace tvk

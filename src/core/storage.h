@@ -38,6 +38,23 @@ class CpuStorage final : public Storage {
   std::function<void(void*)> deleter_;
 };
 
+// Work recorded once and run many times (see DeviceBackend::begin_capture).
+class DeviceCapture {
+ public:
+  virtual ~DeviceCapture() = default;
+  // Stops recording on this thread.
+  virtual void end() = 0;
+  // False when the recording could not be kept (something read results back while capturing,
+  // which ran the work there and then): the work is done, but replay() is not available.
+  virtual bool replayable() const = 0;
+  // Runs the recorded work again and waits for it.
+  virtual void replay() = 0;
+  // Where to write new bytes for the host data uploaded from `source` while capturing, so the
+  // next replay uploads them instead; nullptr when nothing was uploaded from there.
+  virtual void* upload_slot(const void* source, size_t nbytes) const = 0;
+  virtual size_t dispatches() const = 0;
+};
+
 // What a device other than the CPU provides to the core.
 class DeviceBackend {
  public:
@@ -55,6 +72,11 @@ class DeviceBackend {
   virtual void copy(const std::shared_ptr<Storage>& src, const std::shared_ptr<Storage>& dst, size_t nbytes) = 0;
   // Waits until all queued work is done.
   virtual void synchronize() = 0;
+  // Records the work this thread queues from now until end() instead of running it (storages
+  // allocated meanwhile belong to the recording's memory plan); nullptr when not possible now.
+  virtual std::unique_ptr<DeviceCapture> begin_capture() { return nullptr; }
+  // False while recordings should not be used (a profile wants every dispatch timed).
+  virtual bool replay_allowed() { return false; }
 };
 
 // Registration hook (called from the backend's static initialiser); nullptr when absent.

@@ -80,7 +80,31 @@ Device dispatch_device(const OpEntry& op, const Stack& args) {
   return Device::CPU;
 }
 
+namespace {
+thread_local const OpEntry* t_current_op = nullptr;
+
+// Names the outermost op on this thread while it runs, so GPU profiles attribute the dispatches
+// of composite ops (run_linear_context -> aten::linear) to the op the model called.
+class OpScope {
+ public:
+  explicit OpScope(const OpEntry& op) : outer_(t_current_op == nullptr) {
+    if (outer_) t_current_op = &op;
+  }
+  ~OpScope() {
+    if (outer_) t_current_op = nullptr;
+  }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
+
+ private:
+  bool outer_;
+};
+}  // namespace
+
+const OpEntry* current_op() { return t_current_op; }
+
 IValue call(const OpEntry& op, Stack args) {
+  OpScope scope(op);
   const Device device = dispatch_device(op, args);
   const BoxedKernel& kernel = device == Device::Vulkan ? op.vulkan : op.cpu;
   if (!kernel) {

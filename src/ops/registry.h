@@ -54,6 +54,8 @@ IValue call(const OpEntry& op, Stack args);
 // Looks up `full_name` and runs it; fills trailing defaults for a shorter argument list.
 IValue call(const std::string& full_name, Stack args);
 const OpEntry& require_op(const std::string& full_name);
+// The outermost op running on this thread (for profiles), or nullptr.
+const OpEntry* current_op();
 
 // ---- boxing: typed C++ kernels to BoxedKernel --------------------------------------------
 

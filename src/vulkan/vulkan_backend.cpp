@@ -5,10 +5,20 @@
 
 namespace tvk::vulkan {
 
+namespace {
+Buffer make_buffer(Context& ctx, const std::shared_ptr<MemoryPool>& arena, size_t nbytes) {
+  if (arena) return Buffer(ctx.device(), *arena, nbytes);
+  return Buffer(ctx.device(), ctx.memory(), nbytes, MemoryUsage::DeviceTensor);
+}
+std::shared_ptr<MemoryPool> capture_arena() {
+  Capture* capture = CommandStream::current_capture();
+  return capture ? capture->arena() : nullptr;
+}
+}  // namespace
+
 VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, size_t nbytes)
-    : Storage(nbytes),
-      context_(std::move(context)),
-      buffer_(context_->device(), context_->memory(), nbytes, MemoryUsage::DeviceTensor) {}
+    : Storage(nbytes), context_(std::move(context)), arena_(capture_arena()),
+      buffer_(make_buffer(*context_, arena_, nbytes)) {}
 
 const VulkanStorage& storage_of(const Tensor& t) {
   TVK_CHECK(t.defined() && t.device() == tvk::Device::Vulkan, "expected a Vulkan tensor");
@@ -16,6 +26,32 @@ const VulkanStorage& storage_of(const Tensor& t) {
 }
 
 namespace {
+
+class VulkanCapture final : public DeviceCapture {
+ public:
+  explicit VulkanCapture(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)), capture_(ctx_->device()) {
+    ctx_->stream().begin_capture(capture_);
+  }
+  ~VulkanCapture() override {
+    if (CommandStream::current_capture() == &capture_) ctx_->stream().end_capture(capture_);
+  }
+  void end() override { ctx_->stream().end_capture(capture_); }
+  bool replayable() const override { return capture_.replayable(); }
+  void replay() override {
+    TVK_CHECK(capture_.replayable(), "this recording cannot be replayed");
+    ctx_->stream().replay(capture_);
+  }
+  void* upload_slot(const void* source, size_t nbytes) const override {
+    for (const Capture::Upload& u : capture_.uploads())
+      if (u.source == source && u.bytes == nbytes) return u.staging;
+    return nullptr;
+  }
+  size_t dispatches() const override { return capture_.dispatches(); }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  Capture capture_;
+};
 
 class VulkanBackend final : public DeviceBackend {
  public:
@@ -35,14 +71,18 @@ class VulkanBackend final : public DeviceBackend {
     auto& storage = static_cast<VulkanStorage&>(*dst);
     Context& ctx = storage.context();
     if (nbytes == 0) return;
-    // Fresh storages are never in use by queued work, so a mapped buffer is written directly.
-    if (uint8_t* p = storage.buffer().mapped(); p && !ctx.force_staging()) {
+    Capture* capture = CommandStream::current_capture();
+    // Fresh storages are never in use by queued work, so a mapped buffer is written directly;
+    // not while capturing, where the range may be reused and the upload must happen in order
+    // (and again at each replay).
+    if (uint8_t* p = storage.buffer().mapped(); p && !ctx.force_staging() && !capture) {
       std::memcpy(p, src, nbytes);
       return;
     }
     auto staging = std::make_shared<Buffer>(ctx.device(), ctx.memory(), nbytes, MemoryUsage::Staging);
     std::memcpy(staging->mapped(), src, nbytes);
-    ctx.stream().copy(staging->handle(), storage.buffer().handle(), nbytes);
+    if (capture) capture->add_upload({src, staging->mapped(), nbytes});
+    ctx.stream().copy(staging->handle(), storage.buffer().handle(), nbytes, staging->offset(), storage.buffer().offset());
     // Both ends of the pending copy live until it has run, even if the tensor is dropped now.
     ctx.stream().keep_alive(staging);
     ctx.stream().keep_alive(dst);
@@ -58,7 +98,7 @@ class VulkanBackend final : public DeviceBackend {
       return;
     }
     Buffer staging(ctx.device(), ctx.memory(), nbytes, MemoryUsage::Staging);
-    ctx.stream().copy(storage.buffer().handle(), staging.handle(), nbytes);
+    ctx.stream().copy(storage.buffer().handle(), staging.handle(), nbytes, storage.buffer().offset(), staging.offset());
     ctx.stream().synchronize();
     std::memcpy(dst, staging.mapped(), nbytes);
   }
@@ -67,13 +107,25 @@ class VulkanBackend final : public DeviceBackend {
     auto& from = static_cast<const VulkanStorage&>(*src);
     auto& to = static_cast<const VulkanStorage&>(*dst);
     CommandStream& stream = from.context().stream();
-    stream.copy(from.buffer().handle(), to.buffer().handle(), nbytes);
+    stream.copy(from.buffer().handle(), to.buffer().handle(), nbytes, from.buffer().offset(), to.buffer().offset());
     stream.keep_alive(src);
     stream.keep_alive(dst);
   }
 
   void synchronize() override {
     if (auto ctx = Context::try_get(nullptr)) ctx->stream().synchronize();
+  }
+
+  bool replay_allowed() override {
+    auto ctx = Context::try_get(nullptr);
+    return ctx && !ctx->stream().profiling();
+  }
+
+  std::unique_ptr<DeviceCapture> begin_capture() override {
+    auto ctx = Context::try_get(nullptr);
+    // A profile times every dispatch of eager batches; recordings carry no timestamps.
+    if (!ctx || ctx->stream().profiling() || CommandStream::current_capture()) return nullptr;
+    return std::make_unique<VulkanCapture>(ctx);
   }
 };
 

@@ -1,5 +1,6 @@
 #include "tvk/vulkan_info.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "vulkan/api/context.h"
@@ -47,6 +48,51 @@ VulkanInfo vulkan_info() {
   }
   if (!context && info.error.empty()) info.error = context_error;
   return info;
+}
+
+}  // namespace tvk
+
+namespace tvk {
+
+namespace {
+// The context only if one exists already: counters must not start a device.
+std::shared_ptr<vulkan::Context> live_context() {
+  std::string ignored;
+  return vulkan::Context::try_get(&ignored);
+}
+}  // namespace
+
+VulkanCounters vulkan_counters() {
+  VulkanCounters c;
+  auto ctx = live_context();
+  if (!ctx) return c;
+  c.dispatches = ctx->stream().dispatches();
+  c.submits = ctx->stream().submits();
+  const vulkan::MemoryStats m = ctx->memory().stats();
+  c.used_bytes = m.used_bytes;
+  c.peak_used_bytes = m.peak_used_bytes;
+  c.reserved_bytes = m.reserved_bytes;
+  return c;
+}
+
+void vulkan_reset_peak_memory() {
+  if (auto ctx = live_context()) ctx->memory().reset_peak();
+}
+
+void vulkan_synchronize() {
+  if (auto ctx = live_context()) ctx->stream().synchronize();
+}
+
+void vulkan_set_profiling(bool on) { vulkan::Context::get()->stream().set_profiling(on); }
+
+std::vector<OpGpuTime> vulkan_take_profile() {
+  auto ctx = live_context();
+  if (!ctx) return {};
+  ctx->stream().synchronize();
+  std::vector<OpGpuTime> out;
+  for (const auto& [label, stat] : ctx->stream().take_profile()) out.push_back({label, stat.gpu_ns / 1e6, stat.dispatches});
+  std::sort(out.begin(), out.end(), [](const OpGpuTime& a, const OpGpuTime& b) { return a.gpu_ms > b.gpu_ms; });
+  return out;
 }
 
 }  // namespace tvk

@@ -13,6 +13,7 @@ namespace tvk::vulkan {
 
 class VulkanStorage final : public Storage {
  public:
+  // Memory from the context's pool, or a range of the capture's arena while this thread captures.
   VulkanStorage(std::shared_ptr<Context> context, size_t nbytes);
   tvk::Device device() const override { return tvk::Device::Vulkan; }
   const Buffer& buffer() const { return buffer_; }
@@ -20,6 +21,7 @@ class VulkanStorage final : public Storage {
 
  private:
   std::shared_ptr<Context> context_;  // keeps the device alive while tensors exist
+  std::shared_ptr<MemoryPool> arena_;  // the capture arena the buffer is a range of, if any
   Buffer buffer_;
 };
 

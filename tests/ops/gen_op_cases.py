@@ -202,6 +202,18 @@ def generate(torch, c):
         ((2, 16, 15, 15), (32, 16, 3, 3), True, [2, 2], [1, 1], [1, 1], 1),
         ((1, 8, 6, 6), (8, 8, 3, 1), False, [1, 1], [1, 0], [1, 1], 1),
         ((1, 24, 9, 9), (24, 1, 3, 3), False, [2, 2], [1, 1], [1, 1], 24),
+        # The kernel paths of the Vulkan backend (vulkan/ops/conv.h): pointwise over a plane of a
+        # multiple of 4 pixels (vec4 GEMM), pointwise with stride (downsampling), groups of 16
+        # output channels (blocked GEMM per group), depthwise 5x5 with dilation and batch 2, a
+        # 7x7 stem, and channel counts that are not multiples of the 8-channel block.
+        ((2, 20, 8, 6), (12, 20, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
+        ((1, 36, 4, 4), (41, 36, 1, 1), False, [1, 1], [0, 0], [1, 1], 1),
+        ((2, 16, 9, 9), (24, 16, 1, 1), False, [2, 2], [0, 0], [1, 1], 1),
+        ((1, 8, 7, 7), (32, 4, 3, 3), True, [1, 1], [1, 1], [1, 1], 2),
+        ((2, 12, 11, 13), (12, 1, 5, 5), True, [1, 1], [4, 4], [2, 2], 12),
+        ((2, 10, 12, 12), (10, 1, 3, 3), True, [2, 2], [1, 1], [1, 1], 10),
+        ((1, 3, 23, 21), (16, 3, 7, 7), True, [2, 2], [3, 3], [1, 1], 1),
+        ((1, 40, 6, 5), (20, 40, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
     ]
     for xs, ws, has_b, st, pad, dil, g in conv_cases:
         x, w = r(xs), r(ws)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <iostream>
 #include <map>
 #include <string>
@@ -22,11 +23,19 @@ const char* yes_no(bool b) { return b ? "yes" : "no"; }
 struct Args {
   std::vector<std::string> positional;
   std::multimap<std::string, std::string> flags;
+  std::vector<std::string> switches;
 
-  Args(int argc, char** argv, std::initializer_list<const char*> value_flags) {
+  Args(int argc, char** argv, std::initializer_list<const char*> value_flags,
+       std::initializer_list<const char*> switch_flags = {}) {
     for (int i = 2; i < argc; ++i) {
       std::string a = argv[i];
       bool known = false;
+      for (const char* f : switch_flags) {
+        if (a == f) {
+          switches.push_back(a);
+          known = true;
+        }
+      }
       for (const char* f : value_flags) {
         if (a == f) {
           if (i + 1 >= argc) throw tvk::Error(a + " needs a value");
@@ -49,6 +58,20 @@ struct Args {
     auto v = all(flag);
     if (v.size() > 1) throw tvk::Error(flag + " given more than once");
     return v.empty() ? fallback : v[0];
+  }
+  bool has(const std::string& flag) const { return std::find(switches.begin(), switches.end(), flag) != switches.end(); }
+  int get_int(const std::string& flag, int fallback, int min) const {
+    const std::string v = get(flag, std::to_string(fallback));
+    int n = 0;
+    try {
+      size_t used = 0;
+      n = std::stoi(v, &used);
+      if (used != v.size()) throw std::invalid_argument(v);
+    } catch (const std::exception&) {
+      throw tvk::Error(flag + " needs an integer, got '" + v + "'");
+    }
+    if (n < min) throw tvk::Error(flag + " must be at least " + std::to_string(min) + ", got " + v);
+    return n;
   }
   const std::string& model() const {
     if (positional.size() != 1) throw tvk::Error("expected exactly one MODEL path");
@@ -205,37 +228,189 @@ int cmd_optimize(int argc, char** argv) {
 
 // Latency of forward on one input: warm-up runs (pipeline creation, first allocations), then
 // timed runs, each ending when its output is back on the CPU.
+// A JSON string literal.
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+double percentile(const std::vector<double>& sorted, double q) {
+  const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5));
+  return sorted[i];
+}
+
 int cmd_bench(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--device", "--iterations", "--warmup", "--shape"});
+  Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
+                         "--precision", "--trace"},
+            {"--json", "--profile"});
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
+  const std::string precision = args.get("--precision", "fp32");
+  if (precision != "fp32" && precision != "fp16")
+    throw tvk::Error("--precision must be fp32 or fp16, got '" + precision + "'");
+  if (precision == "fp16") throw tvk::UnsupportedError("--precision fp16 is not implemented yet; use fp32");
+  const bool json = args.has("--json");
+  const std::string trace_path = args.get("--trace", "");
+  const bool profile = args.has("--profile") || !trace_path.empty();
+  if (profile && device != tvk::Device::Vulkan) throw tvk::Error("--profile and --trace need --device vulkan");
+  const int iterations = args.get_int(args.flags.count("--iters") ? "--iters" : "--iterations", 20, 1);
+  const int warmup = args.get_int("--warmup", 3, 0);
+
+  const auto t0 = std::chrono::steady_clock::now();
   tvk::jit::Module module = tvk::jit::load(args.model(), device);
+  const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   if (inputs.empty()) {
     tvk::IntList shape;
-    for (const std::string& d : split_commas(args.get("--shape", "1,3,224,224"))) shape.push_back(std::stoll(d));
+    const std::string text = args.flags.count("--input-shape") ? args.get("--input-shape", "") : args.get("--shape", "1,3,224,224");
+    for (const std::string& d : split_commas(text)) {
+      try {
+        shape.push_back(std::stoll(d));
+      } catch (const std::exception&) {
+        throw tvk::Error("--input-shape needs comma-separated integers, got '" + text + "'");
+      }
+    }
     inputs.emplace_back(tvk::rand(shape, 0));
   }
-  const int iterations = std::stoi(args.get("--iterations", "20"));
-  const int warmup = std::stoi(args.get("--warmup", "3"));
-  if (iterations < 1 || warmup < 0) throw tvk::Error("--iterations must be >= 1 and --warmup >= 0");
+  const bool vulkan = device == tvk::Device::Vulkan;
   auto once = [&] {
     std::vector<tvk::Tensor> outs;
     flatten_outputs(module.forward(inputs), outs);
     for (const tvk::Tensor& t : outs) t.cpu();
   };
-  for (int i = 0; i < warmup; ++i) once();
-  std::vector<double> ms;
-  for (int i = 0; i < iterations; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point s) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+  };
+  const bool progress = !json && isatty(fileno(stderr));
+  auto show_progress = [&](const char* what, int i, int n) {
+    if (progress) std::fprintf(stderr, "\r%s %d/%d", what, i, n);
+    if (progress && i == n) std::fprintf(stderr, "\r\033[K");
+  };
+
+  if (vulkan) tvk::vulkan_reset_peak_memory();
+  auto start = std::chrono::steady_clock::now();
+  once();
+  const double first_ms = since(start);
+  for (int i = 0; i < warmup; ++i) {
     once();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    show_progress("warm-up", i + 1, warmup);
   }
-  std::sort(ms.begin(), ms.end());
+  const tvk::VulkanCounters before = vulkan ? tvk::vulkan_counters() : tvk::VulkanCounters{};
+  std::vector<double> ms;
+  const auto loop_start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) {
+    start = std::chrono::steady_clock::now();
+    once();
+    ms.push_back(since(start));
+    show_progress("iteration", i + 1, iterations);
+  }
+  const double loop_ms = since(loop_start);
+  const tvk::VulkanCounters after = vulkan ? tvk::vulkan_counters() : tvk::VulkanCounters{};
+  const tvk::VulkanCounters peak = after;  // before the profiled pass, which runs op by op
+  // GPU time: a separate profiled pass, so timestamps do not slow down the timed runs.
+  std::vector<tvk::OpGpuTime> ops;
+  double gpu_ms = -1;
+  int profiled = 0;
+  if (vulkan && tvk::vulkan_info().devices.size() > 0) {
+    try {
+      tvk::vulkan_set_profiling(true);
+      tvk::vulkan_take_profile();
+      profiled = std::min(iterations, 10);
+      for (int i = 0; i < profiled; ++i) once();
+      ops = tvk::vulkan_take_profile();
+      tvk::vulkan_set_profiling(false);
+      gpu_ms = 0;
+      for (tvk::OpGpuTime& op : ops) {
+        op.gpu_ms /= profiled;
+        gpu_ms += op.gpu_ms;
+      }
+    } catch (const tvk::Error& e) {
+      if (profile) throw;
+      gpu_ms = -1;
+    }
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
   double sum = 0;
   for (double v : ms) sum += v;
-  std::printf("%s on %s: mean %.3f ms, median %.3f ms, min %.3f ms over %d runs (%d warm-up)\n", args.model().c_str(),
-              to_string(device), sum / iterations, ms[ms.size() / 2], ms.front(), iterations, warmup);
+  const double median = percentile(sorted, 0.5);
+  const double per_inference = 1.0 / iterations;
+  const double dispatches = static_cast<double>(after.dispatches - before.dispatches) * per_inference;
+  const double submits = static_cast<double>(after.submits - before.submits) * per_inference;
+  // Host time: what the CPU spends per inference outside waiting for the GPU, estimated as
+  // latency minus GPU time (the GPU runs while the host waits at the end).
+  const double host_ms = gpu_ms >= 0 ? std::max(0.0, median - gpu_ms) : median;
+  int batch = 1;
+  if (!inputs.empty() && inputs[0].isTensor() && inputs[0].toTensor().dim() > 0)
+    batch = static_cast<int>(inputs[0].toTensor().size(0));
+
+  if (json) {
+    std::printf("{\"model\": %s, \"device\": \"%s\", \"precision\": \"%s\", \"batch\": %d, \"iterations\": %d, "
+                "\"warmup\": %d, \"load_ms\": %.3f, \"first_ms\": %.3f, \"min_ms\": %.4f, \"median_ms\": %.4f, "
+                "\"mean_ms\": %.4f, \"p90_ms\": %.4f, \"max_ms\": %.4f, \"throughput_per_s\": %.2f, "
+                "\"peak_device_bytes\": %llu, \"dispatches_per_inference\": %.1f, \"submits_per_inference\": %.1f, "
+                "\"gpu_ms\": %.4f, \"host_ms\": %.4f",
+                json_string(args.model()).c_str(), to_string(device), precision.c_str(), batch, iterations, warmup,
+                load_ms, first_ms, sorted.front(), median, sum / iterations, percentile(sorted, 0.9), sorted.back(),
+                1000.0 * batch * iterations / loop_ms, static_cast<unsigned long long>(peak.peak_used_bytes),
+                dispatches, submits, gpu_ms, host_ms);
+    if (args.has("--profile")) {
+      std::printf(", \"profile\": [");
+      for (size_t i = 0; i < ops.size(); ++i)
+        std::printf("%s{\"op\": %s, \"gpu_ms\": %.4f, \"dispatches\": %.1f}", i ? ", " : "",
+                    json_string(ops[i].op).c_str(), ops[i].gpu_ms, static_cast<double>(ops[i].dispatches) / profiled);
+      std::printf("]");
+    }
+    std::printf("}\n");
+  } else {
+    std::printf("%s on %s: median %.3f ms, min %.3f ms, mean %.3f ms, p90 %.3f ms over %d runs (%d warm-up); "
+                "load %.1f ms, first run %.1f ms\n",
+                args.model().c_str(), to_string(device), median, sorted.front(), sum / iterations,
+                percentile(sorted, 0.9), iterations, warmup, load_ms, first_ms);
+    if (vulkan)
+      std::printf("  %.0f dispatches and %.1f submits per inference, GPU %.3f ms, host %.3f ms, peak device memory "
+                  "%.1f MiB\n",
+                  dispatches, submits, gpu_ms, host_ms, static_cast<double>(peak.peak_used_bytes) / (1 << 20));
+    if (args.has("--profile")) {
+      std::printf("  GPU time per inference by op (mean of %d profiled runs):\n", profiled);
+      for (const tvk::OpGpuTime& op : ops)
+        std::printf("    %8.3f ms %5.1f%%  %6.1f dispatches  %s\n", op.gpu_ms, gpu_ms > 0 ? 100.0 * op.gpu_ms / gpu_ms : 0.0,
+                    static_cast<double>(op.dispatches) / profiled, op.op.c_str());
+    }
+  }
+  if (!trace_path.empty()) {
+    // Chrome/Perfetto trace: the timed runs on the host track, and the per-op GPU time of one
+    // inference (the profiled mean) laid end to end on a GPU track.
+    FILE* f = std::fopen(trace_path.c_str(), "w");
+    if (!f) throw tvk::Error("cannot write the trace file " + trace_path);
+    std::fprintf(f, "{\"traceEvents\": [\n");
+    std::fprintf(f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"tvk bench\"}},\n");
+    std::fprintf(f, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"host: forward\"}},\n");
+    std::fprintf(f, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 2, \"args\": {\"name\": \"GPU: time per op in one inference\"}}");
+    double t = 0;
+    for (size_t i = 0; i < ms.size(); ++i) {
+      std::fprintf(f, ",\n{\"name\": \"forward %zu\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": %.3f}", i, t * 1e3, ms[i] * 1e3);
+      t += ms[i];
+    }
+    t = 0;
+    for (const tvk::OpGpuTime& op : ops) {
+      std::fprintf(f, ",\n{\"name\": %s, \"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"dispatches\": %.1f}}",
+                   json_string(op.op).c_str(), t * 1e3, op.gpu_ms * 1e3, static_cast<double>(op.dispatches) / profiled);
+      t += op.gpu_ms;
+    }
+    std::fprintf(f, "\n]}\n");
+    std::fclose(f);
+  }
   return 0;
 }
 
@@ -250,8 +425,9 @@ void usage() {
                "  check MODEL [--input x.npy ...]\n"
                "                            list the ops the model calls and whether Vulkan supports each;\n"
                "                            exit 0 only when every op runs on Vulkan\n"
-               "  bench MODEL [--device vulkan|cpu] [--input x.npy | --shape 1,3,224,224] [--iterations N]\n"
-               "                            forward latency, output back on the CPU included\n"
+               "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
+               "              [--iters N] [--precision fp32] [--json] [--profile] [--trace out.json]\n"
+               "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
                "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"
                "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"

@@ -2,6 +2,8 @@
 #include "tvk/module.h"
 
 #include "core/storage.h"
+#include "jit/ir/freeze.h"
+#include "jit/passes/passes.h"
 #include "jit/runtime/graph_executor.h"
 #include "jit/serialization/export.h"
 #include "jit/serialization/import.h"
@@ -57,6 +59,42 @@ void check_inputs_for_vulkan_model(const ModuleState& state, const std::vector<I
 }
 }  // namespace
 
+namespace {
+bool in_eval_mode(const ModuleState& state) {
+  const IValue* training = state.root->find("training");
+  return training && training->isBool() && !training->toBool();
+}
+
+// The method as a graph, frozen on first use; nullptr when it must stay interpreted.
+std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& method) {
+  if (!planned_execution_enabled()) return nullptr;
+  std::lock_guard<std::mutex> lock(state.graphs_mutex);
+  auto found = state.graphs.find(method);
+  if (found != state.graphs.end()) return found->second;
+  if (state.graph_failures.count(method)) return nullptr;
+  if (!in_eval_mode(state)) {
+    state.graph_failures[method] = "the module is in training mode";
+    return nullptr;
+  }
+  // A second interpreter, so freezing never records calls other threads make meanwhile.
+  ModuleState view;
+  view.path = state.path;
+  view.device = state.device;
+  view.unit = state.unit;
+  view.root = state.root;
+  view.interpreter = std::make_unique<Interpreter>(*state.unit, state.device);
+  view.interpreter->forbid_attribute_writes(true);
+  try {
+    std::unique_ptr<Graph> graph = freeze_method(view, method);
+    fuse_add_into_packed_conv(*graph);
+    return state.graphs[method] = std::make_shared<GraphExecutor>(std::shared_ptr<const Graph>(std::move(graph)));
+  } catch (const Error& e) {
+    state.graph_failures[method] = e.what();
+    return nullptr;
+  }
+}
+}  // namespace
+
 IValue Module::run_method(const std::string& method, std::vector<IValue> inputs) {
   if (!has_method(method)) throw Error(detail::concat(type_name(), " has no method '", method, "'"));
   auto frozen = state_->frozen_methods.find(method);
@@ -67,6 +105,12 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
   // A module loaded for Vulkan moves CPU inputs in and CPU-bound outputs back, as the seed's
   // Java Module.load(path, Device.VULKAN) does.
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
+  // `tvk check` counts the calls the code makes: that is the interpreter's view.
+  auto graph = state_->interpreter->recording_ops() ? nullptr : graph_of(*state_, method);
+  if (graph) {
+    if (state_->device == Device::CPU) check_inputs_for_vulkan_model(*state_, inputs);
+    return graph->run(std::move(inputs), state_->device, back_to_cpu);
+  }
   if (state_->device != Device::CPU)
     for (IValue& v : inputs) v = to_device(v, state_->device);
   check_inputs_for_vulkan_model(*state_, inputs);

@@ -259,6 +259,54 @@ int fuse_clamp_into_packed_conv(Graph& g) {
   return fused;
 }
 
+int fuse_add_into_packed_conv(Graph& g) {
+  int fused = 0;
+  for (Node* run : g.all_nodes()) {
+    if (!run->is_op("vulkan_prepack::run_conv2d_context")) continue;
+    Node* add = sole_user(g, run->outputs[0]);
+    if (!add || !add->is_op("aten::add.Tensor") || add->owner != run->owner) continue;
+    if (add->args[2].is_value() || !add->args[2].constant.isNumber() || add->args[2].constant.toDouble() != 1.0)
+      continue;
+    const bool conv_first = add->args[0].is_value() && add->args[0].value == run->outputs[0];
+    const Arg residual = conv_first ? add->args[1] : add->args[0];
+    if (!residual.is_value() || residual.value == run->outputs[0]) continue;
+    // The fused node takes the conv's place, so the residual must exist by then: a graph input
+    // or a value made earlier in the same block.
+    if (Node* producer = residual.value->producer) {
+      bool before = false;
+      for (const auto& n : run->owner->nodes) {
+        if (n.get() == producer) before = true;
+        if (n.get() == run) break;
+      }
+      if (!before) continue;
+    }
+    IValue lo, hi;
+    Node* last = add;
+    if (Node* act = sole_user(g, add->outputs[0]);
+        act && act->owner == add->owner && (act->is_op("aten::relu") || act->is_op("aten::relu_"))) {
+      lo = IValue(0.0);
+      last = act;
+    }
+    auto fusedop = make_op_node(g, "tvk::run_conv2d_context_add",
+                                {run->args[0], run->args[1], residual, Arg::of(lo), Arg::of(hi)}, ValueType::Tensor);
+    fusedop->source = run->source;
+    Node* made = g.insert_before(std::move(fusedop), run);
+    // Shape readers (a model's dim() checks) of the conv, the add or the relu now read the
+    // fused output. Its shape is the conv's whenever the residual has the conv's shape, the
+    // case residual blocks have; an add that broadcasts to a larger shape would differ.
+    g.replace_all_uses(last->outputs[0], Arg::of(made->outputs[0]));
+    if (last != add) {
+      g.replace_all_uses(add->outputs[0], Arg::of(made->outputs[0]));
+      g.erase(last);
+    }
+    g.replace_all_uses(run->outputs[0], Arg::of(made->outputs[0]));
+    g.erase(add);
+    g.erase(run);
+    ++fused;
+  }
+  return fused;
+}
+
 int fold_prepacking(Graph& g) {
   int folded = 0;
   for (Node* n : g.all_nodes()) {

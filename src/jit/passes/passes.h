@@ -19,6 +19,11 @@ int insert_prepacked_ops(Graph& graph);
 // relu / hardtanh / clamp with constant bounds after run_conv2d_context move into the context's
 // output_min / output_max.
 int fuse_clamp_into_packed_conv(Graph& graph);
+// Execution-time fusion (applied to graphs as they are loaded to run, never to what is saved,
+// since PyTorch has no such op): run_conv2d_context followed by an add of a tensor of its
+// shape (alpha 1), and optionally a relu, becomes tvk::run_conv2d_context_add, one dispatch
+// where the context's kernel allows it.
+int fuse_add_into_packed_conv(Graph& graph);
 // create_*_context nodes with constant arguments run now; their results become constants.
 int fold_prepacking(Graph& graph);
 // Tensor inputs are moved to `device` where they enter, tensor outputs back to the CPU.

@@ -1,7 +1,10 @@
 #include "jit/runtime/graph_executor.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <map>
 
+#include "core/storage.h"
 #include "jit/runtime/builtins.h"
 #include "jit/runtime/interpreter.h"
 
@@ -17,7 +20,106 @@ void note_uses(const Node& node, size_t position, std::map<int, size_t>& last_us
       if (a.is_value()) last_use[a.value->id] = position;
   }
 }
+
+bool is_vulkan(const IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().device() == Device::Vulkan;
+  if (v.isDevice()) return v.toDevice() == Device::Vulkan;
+  if (v.isList() || v.isTuple())
+    for (const IValue& e : v.toList())
+      if (is_vulkan(e)) return true;
+  return false;
+}
+
+bool mentions_vulkan(const NodeBlock& block) {
+  for (const auto& n : block.nodes) {
+    if (n->kind == NodeKind::Op && n->op->schema.name.rfind("vulkan_prepack::", 0) == 0) return true;
+    for (const Arg& a : n->args)
+      if (!a.is_value() && (is_vulkan(a.constant) || (a.constant.isObject() && a.constant.toObject()->payload)))
+        return true;
+    for (const auto& b : n->blocks)
+      if (mentions_vulkan(*b)) return true;
+  }
+  return false;
+}
+
+// A node moving its tensor to the CPU (aten::to with a constant CPU device, or aten::cpu).
+bool is_transfer_to_cpu(const Node& n) {
+  if (n.kind != NodeKind::Op) return false;
+  const std::string& name = n.op->schema.name;
+  if (name == "aten::cpu") return true;
+  if (name != "aten::to" || n.args.size() < 2) return false;
+  const Arg& device = n.args[1];
+  return !device.is_value() && device.constant.isDevice() && device.constant.toDevice() == Device::CPU;
+}
+
+// Ops whose CPU kernel reads only shapes and dtypes (or makes new tensors): running them once
+// while planning is valid for every call with the same signature.
+bool reads_only_metadata(const std::string& name) {
+  static const std::set<std::string> kNames = {"aten::dim", "aten::numel", "aten::size", "aten::zeros_like",
+                                               "aten::ones_like", "aten::empty", "aten::empty_strided",
+                                               "aten::zeros", "aten::ones", "aten::to", "aten::len"};
+  return kNames.count(name) > 0;
+}
+
+std::string signature_of(const Stack& inputs, Device device, bool outputs_to_cpu, bool* plannable) {
+  std::string sig = std::string(to_string(device)) + (outputs_to_cpu ? "+cpu" : "");
+  for (const IValue& v : inputs) {
+    sig += '|';
+    if (v.isTensor()) {
+      const Tensor& t = v.toTensor();
+      if (!t.defined() || t.device() != Device::CPU || !t.is_contiguous()) {
+        *plannable = false;
+        return sig;
+      }
+      sig += std::string(to_string(t.dtype())) + t.shape_string();
+    } else if (v.isInt() || v.isDouble() || v.isBool() || v.isNone() || v.isString()) {
+      sig += python_str(v);
+    } else {
+      *plannable = false;  // lists, objects: not keyed here
+      return sig;
+    }
+  }
+  return sig;
+}
+
+// Device tensors of a recorded result live in the recording's arena, which the next replay
+// overwrites: each call returns fresh tensors. `to_cpu` holds the storages whose values the
+// graph moves to the CPU (transfers left out while capturing).
+IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool all_to_cpu) {
+  if (v.isTensor()) {
+    const Tensor& t = v.toTensor();
+    if (!t.defined() || t.device() == Device::CPU) return v;
+    if (all_to_cpu || to_cpu.count(t.storage().get())) return IValue(t.cpu());
+    return IValue(t.cpu().to(t.device()));
+  }
+  if (v.isList() || v.isTuple()) {
+    List items;
+    for (const IValue& e : v.toList()) items.push_back(materialize(e, to_cpu, all_to_cpu));
+    return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
+  }
+  return v;
+}
 }  // namespace
+
+bool planned_execution_enabled() {
+  const char* v = std::getenv("TVK_PLAN");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+struct GraphExecutor::Plan {
+  std::unique_ptr<DeviceCapture> capture;
+  std::vector<void*> input_slots;  // per input: where its bytes go before a replay (nullptr: none)
+  std::vector<size_t> input_bytes;
+  IValue outputs;                  // as the recording leaves them
+  std::set<const Storage*> to_cpu;
+  std::mutex mutex;                // one replay at a time: the recording has one set of buffers
+};
+
+// What a capturing run collects.
+struct GraphExecutor::RunState {
+  std::set<const Storage*> to_cpu;
+  std::string data_dependent;  // why the host work depends on tensor data, if it does
+};
 
 GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
   std::map<int, size_t> last_use;
@@ -28,9 +130,30 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph) : graph_(std::m
   dies_after_.resize(position);
   for (auto& [id, pos] : last_use)
     if (pos < position) dies_after_[pos].push_back(id);
+
+  // Transfers whose result is only returned (directly or in the returned tuple/list).
+  std::map<int, int> uses;
+  std::set<int> returned;
+  for (const Arg& a : graph_->outputs())
+    if (a.is_value()) returned.insert(a.value->id);
+  for (const auto& n : graph_->all_nodes())
+    for (const Arg& a : n->args)
+      if (a.is_value()) ++uses[a.value->id];
+  for (const auto& n : graph_->top().nodes) {
+    if ((n->kind == NodeKind::TupleConstruct || n->kind == NodeKind::ListConstruct) &&
+        returned.count(n->outputs[0]->id) && uses[n->outputs[0]->id] == 0)
+      for (const Arg& a : n->args)
+        if (a.is_value() && uses[a.value->id] == 1) returned.insert(a.value->id);
+  }
+  for (const auto& n : graph_->top().nodes)
+    if (is_transfer_to_cpu(*n) && returned.count(n->outputs[0]->id)) output_transfers_.insert(n.get());
+  uses_vulkan_ = mentions_vulkan(graph_->top());
 }
 
-void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, bool free_dead) const {
+GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, bool free_dead,
+                              RunState* capture) const {
   size_t position = 0;
   Stack args;
   for (const auto& node_ptr : block.nodes) {
@@ -39,6 +162,20 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
     for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
     switch (node.kind) {
       case NodeKind::Op: {
+        if (capture && output_transfers_.count(&node) && args[0].isTensor() && args[0].toTensor().defined() &&
+            args[0].toTensor().device() != Device::CPU) {
+          capture->to_cpu.insert(args[0].toTensor().storage().get());
+          env[node.outputs[0]->id] = args[0];
+          break;
+        }
+        if (capture && capture->data_dependent.empty() && !reads_only_metadata(node.op->schema.name)) {
+          for (size_t i = 0; i < node.args.size(); ++i)
+            if (node.args[i].is_value() && args[i].isTensor() && args[i].toTensor().defined() &&
+                args[i].toTensor().device() == Device::CPU) {
+              capture->data_dependent = node.op->schema.full_name() + " reads a CPU tensor made by the model";
+              break;
+            }
+        }
         IValue out;
         try {
           out = ops::call(*node.op, std::move(args));
@@ -76,7 +213,7 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
       }
       case NodeKind::If: {
         const NodeBlock& taken = *node.blocks[truthy(args[0]) ? 0 : 1];
-        run_block(taken, env, false);
+        run_block(taken, env, false, capture);
         for (size_t i = 0; i < node.outputs.size(); ++i) {
           const Arg& a = taken.outputs[i];
           env[node.outputs[i]->id] = a.is_value() ? env[a.value->id] : a.constant;
@@ -92,7 +229,7 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
   }
 }
 
-IValue GraphExecutor::run(Stack inputs) const {
+std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
   const auto& graph_inputs = graph_->inputs();
   if (inputs.size() != graph_inputs.size())
     throw Error(detail::concat("forward() takes ", graph_inputs.size(), " input(s), got ", inputs.size()));
@@ -102,9 +239,111 @@ IValue GraphExecutor::run(Stack inputs) const {
       throw Error(detail::concat("input '", graph_inputs[i]->name, "' must be a Tensor, got ", inputs[i].tag_name()));
     env[graph_inputs[i]->id] = std::move(inputs[i]);
   }
-  run_block(graph_->top(), env, true);
+  return env;
+}
+
+IValue GraphExecutor::run_eager(Stack inputs, Device device, bool outputs_to_cpu) const {
+  if (device != Device::CPU)
+    for (IValue& v : inputs) v = to_device(v, device);
+  std::vector<IValue> env = bind_inputs(std::move(inputs));
+  run_block(graph_->top(), env, true, nullptr);
   const Arg& out = graph_->outputs().at(0);
-  return out.is_value() ? env[out.value->id] : out.constant;
+  IValue result = out.is_value() ? env[out.value->id] : out.constant;
+  {
+    std::lock_guard<std::mutex> lock(plans_mutex_);
+    ++stats_.eager_runs;
+  }
+  return outputs_to_cpu ? to_device(result, Device::CPU) : result;
+}
+
+IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_cpu, bool* done) const {
+  *done = false;
+  bool plannable = true;
+  const std::string sig = signature_of(inputs, device, outputs_to_cpu, &plannable);
+  if (!plannable) return IValue();
+  DeviceBackend* backend = device_backend(Device::Vulkan);
+  if (backend == nullptr || !backend->available() || !backend->replay_allowed()) return IValue();
+
+  std::unique_lock<std::mutex> lock(plans_mutex_);
+  if (unplannable_.count(sig)) return IValue();
+  for (auto it = plans_.begin(); it != plans_.end(); ++it) {
+    if (it->first != sig) continue;
+    std::shared_ptr<Plan> plan = it->second;
+    plans_.splice(plans_.begin(), plans_, it);  // most recently used first
+    ++stats_.replays;
+    lock.unlock();
+    std::lock_guard<std::mutex> replay_lock(plan->mutex);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (plan->input_slots[i]) std::memcpy(plan->input_slots[i], inputs[i].toTensor().raw_data(), plan->input_bytes[i]);
+    plan->capture->replay();
+    *done = true;
+    return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu);
+  }
+
+  // A new signature: record it (other callers wait; recording is one run of the graph).
+  auto plan = std::make_shared<Plan>();
+  plan->capture = backend->begin_capture();
+  if (!plan->capture) return IValue();
+  RunState state;
+  IValue result;
+  std::vector<const void*> sources(inputs.size(), nullptr);
+  try {
+    Stack moved = inputs;
+    for (size_t i = 0; i < moved.size(); ++i) {
+      if (moved[i].isTensor()) sources[i] = moved[i].toTensor().raw_data();
+      if (device != Device::CPU) moved[i] = to_device(moved[i], device);
+    }
+    std::vector<IValue> env = bind_inputs(std::move(moved));
+    run_block(graph_->top(), env, true, &state);
+    const Arg& out = graph_->outputs().at(0);
+    result = out.is_value() ? env[out.value->id] : out.constant;
+  } catch (...) {
+    plan->capture->end();  // the recording is dropped unrun; the error (a model's raise, say) goes on
+    throw;
+  }
+  plan->capture->end();
+  *done = true;
+  std::string why = state.data_dependent;
+  if (why.empty() && !plan->capture->replayable()) why = "the model reads device results back while it runs";
+  if (why.empty()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      plan->input_bytes.push_back(inputs[i].isTensor() ? inputs[i].toTensor().nbytes() : 0);
+      plan->input_slots.push_back(sources[i] ? plan->capture->upload_slot(sources[i], plan->input_bytes[i]) : nullptr);
+    }
+  }
+  if (!why.empty()) {
+    // The work ran (a broken recording runs what it holds); this signature stays eager.
+    if (plan->capture->replayable()) plan->capture->replay();
+    unplannable_.insert(sig);
+    stats_.last_fallback = why;
+    ++stats_.eager_runs;
+    return materialize(result, state.to_cpu, outputs_to_cpu);
+  }
+  plan->capture->replay();
+  plan->outputs = result;
+  plan->to_cpu = std::move(state.to_cpu);
+  ++stats_.plans_built;
+  plans_.emplace_front(sig, plan);
+  if (plans_.size() > kMaxPlans) plans_.pop_back();
+  std::lock_guard<std::mutex> replay_lock(plan->mutex);
+  lock.unlock();
+  return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu);
+}
+
+IValue GraphExecutor::run(Stack inputs) const { return run(std::move(inputs), Device::CPU, false); }
+
+IValue GraphExecutor::run(Stack inputs, Device device, bool outputs_to_cpu) const {
+  if (planned_execution_enabled() && (uses_vulkan_ || device == Device::Vulkan)) {
+    bool done = false;
+    IValue out = run_planned(inputs, device, outputs_to_cpu, &done);
+    if (done) return out;
+  }
+  return run_eager(std::move(inputs), device, outputs_to_cpu);
+}
+
+ExecutionStats GraphExecutor::stats() const {
+  std::lock_guard<std::mutex> lock(plans_mutex_);
+  return stats_;
 }
 
 }  // namespace tvk::jit

@@ -1,27 +1,73 @@
 // GraphExecutor: runs a frozen (and optimized) Graph. Values are freed after their last use so
-// activations return to the memory pool as the model runs.
+// activations return to memory as the model runs.
+//
+// Planned execution: where a graph runs on a device that can record work (Vulkan), the first
+// call with a given input signature (shapes and dtypes of contiguous CPU tensors, values of
+// scalars) runs with the device capturing: shape-only host work (dim checks, size arithmetic,
+// If on shapes) runs once, right then; every dispatch is recorded once into a command buffer
+// with its descriptor sets; activations get ranges of the recording's arena, reused as tensors
+// die. Later calls with that signature copy the inputs into the recorded uploads, submit,
+// wait and read the outputs back: no op dispatch, allocation or descriptor write per call.
+// A graph whose host work depends on tensor data (a read-back or a CPU op on an input) cannot
+// be replayed; that signature then runs op by op, as does everything when TVK_PLAN=0.
 #pragma once
 
+#include <list>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "jit/ir/graph.h"
 
 namespace tvk::jit {
 
+struct ExecutionStats {
+  uint64_t plans_built = 0;    // signatures recorded
+  uint64_t replays = 0;        // calls served by a recording
+  uint64_t eager_runs = 0;     // calls run op by op
+  std::string last_fallback;   // why the last signature could not be planned
+};
+
 class GraphExecutor {
  public:
   explicit GraphExecutor(std::shared_ptr<const Graph> graph);
+  ~GraphExecutor();
   // The graph's single output value (a tuple or list when the method returns several).
   IValue run(Stack inputs) const;
+  // As run(), for modules loaded onto `device`: CPU tensor inputs are moved there first, and
+  // when `outputs_to_cpu`, device tensors in the result come back to the CPU.
+  IValue run(Stack inputs, Device device, bool outputs_to_cpu) const;
   const Graph& graph() const { return *graph_; }
+  ExecutionStats stats() const;
+
+  // At most this many signatures keep a recording; the least recently used goes first.
+  static constexpr size_t kMaxPlans = 8;
 
  private:
-  void run_block(const NodeBlock& block, std::vector<IValue>& env, bool free_dead) const;
+  struct Plan;
+  struct RunState;
+  void run_block(const NodeBlock& block, std::vector<IValue>& env, bool free_dead, RunState* capture) const;
+  IValue run_eager(Stack inputs, Device device, bool outputs_to_cpu) const;
+  IValue run_planned(Stack& inputs, Device device, bool outputs_to_cpu, bool* done) const;
+  std::vector<IValue> bind_inputs(Stack inputs) const;
 
   std::shared_ptr<const Graph> graph_;
   // For each top-level node, the values whose last use it is.
   std::vector<std::vector<int>> dies_after_;
+  // Top-level nodes that move a graph output to the CPU: while capturing they are left for
+  // after the replay (a read-back cannot be recorded).
+  std::set<const Node*> output_transfers_;
+  bool uses_vulkan_ = false;  // any node or constant that puts work on Vulkan
+
+  mutable std::mutex plans_mutex_;
+  mutable std::list<std::pair<std::string, std::shared_ptr<Plan>>> plans_;  // most recent first
+  mutable std::set<std::string> unplannable_;
+  mutable ExecutionStats stats_;
 };
+
+// Whether planned execution is on (TVK_PLAN unset or not 0).
+bool planned_execution_enabled();
 
 }  // namespace tvk::jit

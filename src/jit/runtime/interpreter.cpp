@@ -415,6 +415,7 @@ void Interpreter::assign(const Expr& target, IValue value, Frame& frame) {
       const auto& a = target.as<AttributeExpr>();
       IValue obj = eval(*a.value, frame);
       if (!obj.isObject()) fail_at(target.loc, std::string("cannot set an attribute on a ") + obj.tag_name());
+      if (forbid_attribute_writes_) fail_at(target.loc, "the method assigns attribute '" + a.attr + "'");
       obj.toObject()->set(a.attr, std::move(value));
       return;
     }

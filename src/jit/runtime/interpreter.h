@@ -42,8 +42,12 @@ class Interpreter {
   // Freezing: with a recorder attached, input-dependent work becomes graph nodes (see
   // jit/ir/graph_recorder.h) instead of running.
   void attach(GraphRecorder* recorder) { recorder_ = recorder; }
+  // Freezing a loaded module in place: an assignment to an attribute is an error, since the
+  // frozen graph would keep the attribute's value from the recording.
+  void forbid_attribute_writes(bool on) { forbid_attribute_writes_ = on; }
   // When set, every op call is counted here by full name ("aten::conv2d"), for `tvk check`.
   void record_ops(std::map<std::string, int64_t>* counts) { op_counts_ = counts; }
+  bool recording_ops() const { return op_counts_ != nullptr; }
   // Bounds the interpreter's native recursion (model calls nesting), so hostile code cannot
   // overflow the stack.
   static constexpr int kMaxCallDepth = 200;
@@ -82,6 +86,7 @@ class Interpreter {
   int depth_ = 0;
   std::map<std::string, int64_t>* op_counts_ = nullptr;
   GraphRecorder* recorder_ = nullptr;
+  bool forbid_attribute_writes_ = false;
   bool raised_ = false;  // freezing: a Raise node ended the current block
 };
 

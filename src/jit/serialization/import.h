@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "jit/runtime/compilation_unit.h"
@@ -21,6 +22,11 @@ struct ModuleState {
   std::shared_ptr<Object> root;
   // Methods frozen and optimized by optimize_for_mobile; they run as graphs, not as code.
   std::map<std::string, std::shared_ptr<GraphExecutor>> frozen_methods;
+  // Methods of a loaded module, frozen on first call to run as (planned) graphs; a method the
+  // freezer cannot express keeps running in the interpreter, with the reason kept here.
+  std::map<std::string, std::shared_ptr<GraphExecutor>> graphs;
+  std::map<std::string, std::string> graph_failures;
+  std::mutex graphs_mutex;
 };
 
 // Throws tvk::Error naming the file and the record/offset/line at fault.

@@ -15,8 +15,8 @@ Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, Memor
                                           "buffer (maxStorageBufferRange = ", max_range, " bytes)"));
   auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   info.size = std::max<VkDeviceSize>(bytes, 16);  // Vulkan forbids empty buffers
-  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VK_CHECK(vkCreateBuffer(device.handle(), &info, nullptr, &buffer_));
   VkMemoryRequirements req;
@@ -30,6 +30,17 @@ Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, Memor
   }
 }
 
+Buffer::Buffer(const Device& device, MemoryPool& arena, VkDeviceSize bytes)
+    : device_(&device), pool_(&arena), bytes_(bytes), owns_buffer_(false) {
+  const VkDeviceSize max_range = device.physical().limits.maxStorageBufferRange;
+  if (bytes > max_range)
+    throw OutOfMemoryError(detail::concat("a Vulkan tensor of ", bytes, " bytes exceeds this device's largest storage "
+                                          "buffer (maxStorageBufferRange = ", max_range, " bytes)"));
+  allocation_ = arena.allocate_range(bytes);
+  buffer_ = allocation_.block->buffer;
+  offset_ = allocation_.offset;
+}
+
 Buffer::~Buffer() { release(); }
 
 Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -41,14 +52,55 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     pool_ = std::exchange(o.pool_, nullptr);
     buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
     bytes_ = std::exchange(o.bytes_, 0);
+    offset_ = std::exchange(o.offset_, 0);
+    owns_buffer_ = std::exchange(o.owns_buffer_, true);
     allocation_ = std::exchange(o.allocation_, Allocation{});
+    for (int i = 0; i < 2; ++i) views_[i].store(o.views_[i].exchange(VK_NULL_HANDLE));
   }
   return *this;
 }
 
+namespace {
+VkDeviceSize texel_bytes(Buffer::TexelFormat f) { return f == Buffer::TexelFormat::R32 ? 4 : 16; }
+}  // namespace
+
+bool Buffer::texel_view_fits(const Device& device, VkDeviceSize bytes, TexelFormat format) {
+  const VkDeviceSize texel = texel_bytes(format);
+  return bytes > 0 && bytes % texel == 0 && bytes / texel <= device.physical().limits.maxTexelBufferElements;
+}
+
+VkBufferView Buffer::texel_view(TexelFormat format) const {
+  std::atomic<VkBufferView>& slot = views_[format == TexelFormat::R32 ? 0 : 1];
+  if (VkBufferView v = slot.load(std::memory_order_acquire)) return v;
+  TVK_CHECK(texel_view_fits(*device_, bytes_, format), "a buffer of ", bytes_, " bytes cannot be viewed as ",
+            format == TexelFormat::R32 ? "R32" : "RGBA32", " texels (maxTexelBufferElements = ",
+            device_->physical().limits.maxTexelBufferElements, ")");
+  auto info = make_info<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+  info.buffer = buffer_;
+  info.format = format == TexelFormat::R32 ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_R32G32B32A32_SFLOAT;
+  info.offset = offset_;
+  info.range = bytes_;
+  VkBufferView view = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateBufferView(device_->handle(), &info, nullptr, &view));
+  VkBufferView expected = VK_NULL_HANDLE;
+  if (!slot.compare_exchange_strong(expected, view, std::memory_order_acq_rel)) {
+    vkDestroyBufferView(device_->handle(), view, nullptr);  // another thread made one first
+    return expected;
+  }
+  return view;
+}
+
 void Buffer::release() {
-  if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(device_->handle(), buffer_, nullptr);
+  for (auto& slot : views_) {
+    VkBufferView v = slot.exchange(VK_NULL_HANDLE);
+    if (!v) continue;
+    if (owns_buffer_) vkDestroyBufferView(device_->handle(), v, nullptr);
+    else pool_->retire_view(v);  // an arena range: recorded work may still name the view
+  }
+  if (buffer_ != VK_NULL_HANDLE && owns_buffer_) vkDestroyBuffer(device_->handle(), buffer_, nullptr);
   buffer_ = VK_NULL_HANDLE;
+  offset_ = 0;
+  owns_buffer_ = true;
   if (allocation_) pool_->free(allocation_);
   allocation_ = Allocation{};
 }

@@ -1,6 +1,8 @@
 // Buffer: a VkBuffer bound to memory from the pool; frees both when destroyed.
 #pragma once
 
+#include <atomic>
+
 #include "vulkan/api/memory_pool.h"
 
 namespace tvk::vulkan {
@@ -10,6 +12,8 @@ class Buffer {
   Buffer() = default;
   // Throws OutOfMemoryError or VulkanError.
   Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, MemoryUsage usage);
+  // A range of an arena's block buffer (see MemoryPool::allocate_range); no VkBuffer of its own.
+  Buffer(const Device& device, MemoryPool& arena, VkDeviceSize bytes);
   ~Buffer();
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -17,9 +21,20 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
 
   VkBuffer handle() const { return buffer_; }
+  // Where this buffer's bytes start in handle(): 0, except for arena ranges.
+  VkDeviceSize offset() const { return offset_; }
   VkDeviceSize bytes() const { return bytes_; }
+  bool in_arena() const { return !owns_buffer_ && buffer_ != VK_NULL_HANDLE; }
   // Host pointer when the memory is host-visible and coherent, else nullptr.
   uint8_t* mapped() const { return allocation_ ? allocation_.mapped() : nullptr; }
+
+  // A uniform-texel-buffer view of the whole buffer as R32_SFLOAT (Texel1) or
+  // R32G32B32A32_SFLOAT (Texel4), made on first use and destroyed with the buffer. Throws when
+  // the size is not a whole number of texels or exceeds maxTexelBufferElements.
+  enum class TexelFormat { R32, RGBA32 };
+  VkBufferView texel_view(TexelFormat format) const;
+  // Whether texel_view(format) can be made for a buffer of `bytes`.
+  static bool texel_view_fits(const Device& device, VkDeviceSize bytes, TexelFormat format);
 
  private:
   void release();
@@ -28,7 +43,11 @@ class Buffer {
   MemoryPool* pool_ = nullptr;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceSize bytes_ = 0;
+  VkDeviceSize offset_ = 0;
+  bool owns_buffer_ = true;
   Allocation allocation_;
+  // Made lazily by const callers (kernels binding a tensor): atomics, no lock.
+  mutable std::atomic<VkBufferView> views_[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
 };
 
 }  // namespace tvk::vulkan

@@ -3,13 +3,42 @@
 #include <cstring>
 
 #include "tvk/error.h"
+#include "vulkan/api/memory_pool.h"
 
 namespace tvk::vulkan {
 
 namespace {
 constexpr uint32_t kSetsPerPool = 256;
 constexpr uint32_t kBuffersPerSet = 8;  // average; a pool holds kSetsPerPool * kBuffersPerSet descriptors
+thread_local Capture* t_capture = nullptr;
 }  // namespace
+
+Capture::Capture(const Device& device) : device_(device) {
+  auto info = make_info<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+  info.queueFamilyIndex = device.queue_family();
+  VK_CHECK(vkCreateCommandPool(device.handle(), &info, nullptr, &pool_));
+  auto alloc = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  auto fence = make_info<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+  VkResult r = vkAllocateCommandBuffers(device.handle(), &alloc, &rec_.commands);
+  if (r == VK_SUCCESS) r = vkCreateFence(device.handle(), &fence, nullptr, &rec_.fence);
+  if (r != VK_SUCCESS) {
+    vkDestroyCommandPool(device.handle(), pool_, nullptr);
+    throw_vk_error(r, "creating a capture", __FILE__, __LINE__);
+  }
+  arena_ = std::make_shared<MemoryPool>(device, MemoryPool::ArenaTag{});
+}
+
+Capture::~Capture() {
+  if (t_capture == this) t_capture = nullptr;
+  VkDevice dev = device_.handle();
+  // A replay always waits for its fence, so nothing recorded here is still running.
+  for (VkDescriptorPool p : rec_.descriptor_pools) vkDestroyDescriptorPool(dev, p, nullptr);
+  if (rec_.fence) vkDestroyFence(dev, rec_.fence, nullptr);
+  vkDestroyCommandPool(dev, pool_, nullptr);
+}
 
 CommandStream::CommandStream(const Device& device) : device_(device) {
   auto info = make_info<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
@@ -33,6 +62,7 @@ CommandStream::~CommandStream() {
   VkDevice dev = device_.handle();
   auto destroy = [&](Batch& b) {
     for (VkDescriptorPool p : b.descriptor_pools) vkDestroyDescriptorPool(dev, p, nullptr);
+    if (b.profile_queries) vkDestroyQueryPool(dev, b.profile_queries, nullptr);
     if (b.fence) vkDestroyFence(dev, b.fence, nullptr);
   };
   if (current_) destroy(*current_);
@@ -61,6 +91,15 @@ CommandStream::Batch& CommandStream::recording() {
   auto begin = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   VK_CHECK(vkBeginCommandBuffer(batch->commands, &begin));
+  if (profiling_) {
+    if (!batch->profile_queries) {
+      auto q = make_info<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+      q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      q.queryCount = 2 * kDispatchesPerBatch;
+      VK_CHECK(vkCreateQueryPool(device_.handle(), &q, nullptr, &batch->profile_queries));
+    }
+    vkCmdResetQueryPool(batch->commands, batch->profile_queries, 0, 2 * kDispatchesPerBatch);
+  }
   current_ = std::move(batch);
   return *current_;
 }
@@ -81,11 +120,13 @@ VkDescriptorSet CommandStream::allocate_set(Batch& batch, VkDescriptorSetLayout 
       if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL)
         throw_vk_error(r, "vkAllocateDescriptorSets", __FILE__, __LINE__);
     }
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(kSetsPerPool * kBuffersPerSet, buffers)};
+    const uint32_t per_type = std::max(kSetsPerPool * kBuffersPerSet, buffers);
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, per_type},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, per_type}};
     auto info = make_info<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
     info.maxSets = kSetsPerPool;
-    info.poolSizeCount = 1;
-    info.pPoolSizes = &size;
+    info.poolSizeCount = 2;
+    info.pPoolSizes = sizes;
     VkDescriptorPool pool = VK_NULL_HANDLE;
     VK_CHECK(vkCreateDescriptorPool(device_.handle(), &info, nullptr, &pool));
     batch.descriptor_pools.push_back(pool);
@@ -108,32 +149,59 @@ void CommandStream::barrier(Batch& batch) {
 }
 
 void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
-                             const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
+                             const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups,
+                             const char* label) {
   TVK_CHECK(buffers.size() == pipeline.key().buffers, "shader ", pipeline.key().shader, " binds ",
             pipeline.key().buffers, " buffers, got ", buffers.size());
   TVK_CHECK(push_bytes <= kMaxPushConstantBytes, "push constants of ", push_bytes, " bytes exceed ",
             kMaxPushConstantBytes);
+  const ShaderInterface& shader = pipeline.interface();
+  TVK_CHECK(shader.push_constant_bytes == 0 || shader.push_constant_bytes == push_bytes, "shader ",
+            pipeline.key().shader, " declares ", shader.push_constant_bytes, " bytes of push constants, the kernel pushes ",
+            push_bytes);
   const auto& limits = device_.physical().limits;
   for (int i = 0; i < 3; ++i)
     TVK_CHECK(groups[i] <= limits.maxComputeWorkGroupCount[i], "shader ", pipeline.key().shader, ": ", groups[i],
               " work groups in dimension ", i, " exceed the device limit ", limits.maxComputeWorkGroupCount[i]);
   if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return;  // empty tensor: nothing to do
-
+  if (Capture* capture = t_capture) {
+    // The capture belongs to this thread: no lock.
+    record_dispatch(capture->rec_, pipeline, buffers, push_constants, push_bytes, groups, label);
+    return;
+  }
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   Batch& batch = recording();
+  record_dispatch(batch, pipeline, buffers, push_constants, push_bytes, groups, label);
+  ++dispatches_total_;
+  if (batch.recorded >= kDispatchesPerBatch) submit_locked();
+}
+
+void CommandStream::record_dispatch(Batch& batch, const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
+                                    const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups,
+                                    const char* label) {
+  const ShaderInterface& shader = pipeline.interface();
   VkDescriptorSet set = allocate_set(batch, pipeline.set_layout(), static_cast<uint32_t>(buffers.size()));
-  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  constexpr size_t kMaxBindings = 16;
+  TVK_CHECK(buffers.size() <= kMaxBindings, "shader ", pipeline.key().shader, " binds more than ", kMaxBindings, " buffers");
+  std::array<VkDescriptorBufferInfo, kMaxBindings> infos{};
+  std::array<VkWriteDescriptorSet, kMaxBindings> writes{};
   for (size_t i = 0; i < buffers.size(); ++i) {
-    infos[i] = {buffers[i].buffer, buffers[i].offset, buffers[i].range};
     writes[i] = make_info<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
     writes[i].dstSet = set;
     writes[i].dstBinding = static_cast<uint32_t>(i);
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+    if (shader.bindings[i] == BindingKind::UniformTexelBuffer) {
+      TVK_CHECK(buffers[i].texel_view != VK_NULL_HANDLE, "shader ", pipeline.key().shader, ": binding ", i,
+                " is a samplerBuffer but the kernel gave no texel view");
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+      writes[i].pTexelBufferView = &buffers[i].texel_view;
+    } else {
+      infos[i] = {buffers[i].buffer, buffers[i].offset, buffers[i].range};
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &infos[i];
+    }
   }
-  vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(buffers.size()), writes.data(), 0, nullptr);
 
   barrier(batch);
   vkCmdBindPipeline(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
@@ -142,15 +210,28 @@ void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferB
   uint8_t push[kMaxPushConstantBytes] = {};
   if (push_bytes) std::memcpy(push, push_constants, push_bytes);
   vkCmdPushConstants(batch.commands, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, kMaxPushConstantBytes, push);
+  const bool timed = profiling_ && batch.profile_queries != VK_NULL_HANDLE;
+  const auto query = static_cast<uint32_t>(2 * batch.profile_labels.size());
+  if (timed)
+    vkCmdWriteTimestamp(batch.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch.profile_queries, query);
   vkCmdDispatch(batch.commands, groups[0], groups[1], groups[2]);
-  ++dispatches_total_;
-  if (++batch.recorded >= kDispatchesPerBatch) submit_locked();
+  if (timed) {
+    vkCmdWriteTimestamp(batch.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch.profile_queries, query + 1);
+    batch.profile_labels.emplace_back(label, pipeline.key().shader.c_str());
+  }
+  ++batch.recorded;
 }
 
 void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset,
                          VkDeviceSize dst_offset) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (bytes == 0) return;
+  if (Capture* capture = t_capture) {
+    barrier(capture->rec_);
+    VkBufferCopy region{src_offset, dst_offset, bytes};
+    vkCmdCopyBuffer(capture->rec_.commands, src, dst, 1, &region);
+    return;
+  }
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   Batch& batch = recording();
   barrier(batch);
   VkBufferCopy region{src_offset, dst_offset, bytes};
@@ -159,13 +240,15 @@ void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
 }
 
 void CommandStream::keep_alive(std::shared_ptr<const void> resource) {
+  if (Capture* capture = t_capture) {
+    capture->rec_.keep_alive.push_back(std::move(resource));
+    return;
+  }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   recording().keep_alive.push_back(std::move(resource));
 }
 
-void CommandStream::submit_locked() {
-  if (!current_) return;
-  Batch& batch = *current_;
+void CommandStream::end_commands(Batch& batch) {
   // Make every write of this batch visible to the host once its fence signals.
   auto mb = make_info<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
@@ -173,6 +256,12 @@ void CommandStream::submit_locked() {
   vkCmdPipelineBarrier(batch.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
   VK_CHECK(vkEndCommandBuffer(batch.commands));
+}
+
+void CommandStream::submit_locked() {
+  if (!current_) return;
+  Batch& batch = *current_;
+  end_commands(batch);
   auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &batch.commands;
@@ -181,7 +270,40 @@ void CommandStream::submit_locked() {
   in_flight_.push_back(std::move(current_));
 }
 
+void CommandStream::collect_profile(Batch& batch) {
+  if (batch.profile_labels.empty()) return;
+  const auto n = static_cast<uint32_t>(2 * batch.profile_labels.size());
+  std::vector<uint64_t> ticks(n);
+  VK_CHECK(vkGetQueryPoolResults(device_.handle(), batch.profile_queries, 0, n, n * sizeof(uint64_t), ticks.data(),
+                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  const double period = device_.physical().timestamp_period_ns;
+  for (size_t i = 0; i < batch.profile_labels.size(); ++i) {
+    const auto [label, shader] = batch.profile_labels[i];
+    ProfileStat& stat = profile_[label ? std::string(label) + " [" + shader + "]" : std::string(shader)];
+    const uint64_t begin = ticks[2 * i], end = ticks[2 * i + 1];
+    stat.gpu_ns += end > begin ? static_cast<double>(end - begin) * period : 0.0;
+    ++stat.dispatches;
+  }
+  batch.profile_labels.clear();
+}
+
+void CommandStream::set_profiling(bool on) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (on == profiling_) return;
+  TVK_CHECK(!on || device_.physical().timestamps, "this Vulkan device has no timestamp queries on its compute queue");
+  synchronize();
+  profiling_ = on;
+}
+
+std::map<std::string, ProfileStat> CommandStream::take_profile() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  std::map<std::string, ProfileStat> out;
+  out.swap(profile_);
+  return out;
+}
+
 void CommandStream::recycle(Batch& batch) {
+  collect_profile(batch);
   VK_CHECK(vkResetFences(device_.handle(), 1, &batch.fence));
   VK_CHECK(vkResetCommandBuffer(batch.commands, 0));
   for (VkDescriptorPool p : batch.descriptor_pools) VK_CHECK(vkResetDescriptorPool(device_.handle(), p, 0));
@@ -204,11 +326,13 @@ void CommandStream::wait_locked(Batch& batch) {
 }
 
 void CommandStream::flush() {
+  if (t_capture) break_capture();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   submit_locked();
 }
 
 void CommandStream::synchronize() {
+  if (t_capture) break_capture();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   submit_locked();
   while (!in_flight_.empty()) {
@@ -218,6 +342,51 @@ void CommandStream::synchronize() {
     recycle(*batch);
     spare_.push_back(std::move(batch));
   }
+}
+
+Capture* CommandStream::current_capture() { return t_capture; }
+
+void CommandStream::begin_capture(Capture& capture) {
+  TVK_CHECK(t_capture == nullptr, "a capture is already being recorded on this thread");
+  TVK_CHECK(!capture.ended_ && capture.rec_.recorded == 0, "a capture can be recorded only once");
+  auto begin = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  VK_CHECK(vkBeginCommandBuffer(capture.rec_.commands, &begin));
+  t_capture = &capture;
+}
+
+void CommandStream::end_capture(Capture& capture) {
+  if (t_capture == &capture) {
+    t_capture = nullptr;
+    end_commands(capture.rec_);
+  }
+  capture.ended_ = true;
+}
+
+void CommandStream::break_capture() {
+  Capture& capture = *t_capture;
+  t_capture = nullptr;
+  end_commands(capture.rec_);
+  capture.broken_ = true;
+  replay(capture);  // what was recorded so far, once
+}
+
+void CommandStream::replay(Capture& capture) {
+  TVK_CHECK(t_capture == nullptr, "replay while capturing");
+  {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    submit_locked();  // eager work queued before (weights being packed, say) runs first
+    auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &capture.rec_.commands;
+    VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, capture.rec_.fence));
+    ++submits_;
+  }
+  constexpr uint64_t kTimeoutNs = 120ull * 1000 * 1000 * 1000;
+  VkResult r = vkWaitForFences(device_.handle(), 1, &capture.rec_.fence, VK_TRUE, kTimeoutNs);
+  if (r == VK_TIMEOUT) throw VulkanError("Vulkan queue did not finish a replay within 120 s (device hung?)");
+  if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);
+  VK_CHECK(vkResetFences(device_.handle(), 1, &capture.rec_.fence));
+  dispatches_total_ += capture.rec_.recorded;
 }
 
 void CommandStream::reset_timestamps() {

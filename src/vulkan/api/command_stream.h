@@ -4,7 +4,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <deque>
+#include <map>
+#include <string>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -14,10 +17,72 @@
 
 namespace tvk::vulkan {
 
+// One binding of a dispatch: a storage buffer range, or (for samplerBuffer bindings) a texel
+// view; which one the shader wants comes from its reflected interface.
 struct BufferBinding {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;
   VkDeviceSize range = VK_WHOLE_SIZE;
+  VkBufferView texel_view = VK_NULL_HANDLE;
+};
+
+// GPU time of the dispatches that carried one label (an op name), from timestamp queries.
+struct ProfileStat {
+  double gpu_ns = 0;
+  uint64_t dispatches = 0;
+};
+
+// One command buffer being recorded or run, with what its dispatches need: descriptor sets and
+// the resources to keep alive until it has finished.
+struct Recording {
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::vector<VkDescriptorPool> descriptor_pools;
+  uint32_t sets_in_last_pool = 0;
+  std::vector<std::shared_ptr<const void>> keep_alive;
+  uint32_t recorded = 0;
+  VkQueryPool profile_queries = VK_NULL_HANDLE;  // 2 per dispatch, when profiling
+  std::vector<std::pair<const char*, const char*>> profile_labels;  // (label, shader)
+};
+
+class MemoryPool;
+
+// Work recorded once and submitted many times, like a CUDA graph: while a thread captures, the
+// dispatches and copies it queues go into this command buffer instead of running, tensors it
+// makes take ranges of the capture's arena (reused by liveness as they are freed), and host
+// data it uploads goes through staging buffers that replay() re-sends. A read-back while
+// capturing cannot be recorded: it runs what was captured so far and marks the capture broken.
+class Capture {
+ public:
+  explicit Capture(const Device& device);
+  ~Capture();
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+
+  // True after end_capture when nothing broke the recording: replay() may be used.
+  bool replayable() const { return ended_ && !broken_; }
+  bool broken() const { return broken_; }
+  uint32_t dispatches() const { return rec_.recorded; }
+  const std::shared_ptr<MemoryPool>& arena() const { return arena_; }
+
+  // A host upload made while capturing: replay() sends what is in `staging` again, so writing
+  // new bytes there changes what the next replay uploads.
+  struct Upload {
+    const void* source = nullptr;  // the host pointer the data came from while capturing
+    uint8_t* staging = nullptr;
+    size_t bytes = 0;
+  };
+  const std::vector<Upload>& uploads() const { return uploads_; }
+  void add_upload(const Upload& u) { uploads_.push_back(u); }
+
+ private:
+  friend class CommandStream;
+  const Device& device_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  Recording rec_;
+  std::shared_ptr<MemoryPool> arena_;
+  std::vector<Upload> uploads_;
+  bool ended_ = false, broken_ = false;
 };
 
 class CommandStream {
@@ -30,8 +95,10 @@ class CommandStream {
   CommandStream(const CommandStream&) = delete;
   CommandStream& operator=(const CommandStream&) = delete;
 
+  // `label` (a string that outlives the stream, e.g. an op name; nullptr: the shader's name)
+  // names the dispatch in profiles.
   void dispatch(const Pipeline& pipeline, const std::vector<BufferBinding>& buffers, const void* push_constants,
-                uint32_t push_bytes, std::array<uint32_t, 3> groups);
+                uint32_t push_bytes, std::array<uint32_t, 3> groups, const char* label = nullptr);
   void copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0, VkDeviceSize dst_offset = 0);
   // Keeps `resource` alive until the work recorded so far has finished.
   void keep_alive(std::shared_ptr<const void> resource);
@@ -47,25 +114,41 @@ class CommandStream {
   uint32_t mark_timestamp();
   double elapsed_ns(uint32_t from, uint32_t to) const;
 
+  // Profiling: with it on, every dispatch is bracketed by timestamps, and the GPU time of each
+  // finished batch is added up per label. Turning it on or off synchronizes first.
+  void set_profiling(bool on);
+  bool profiling() const { return profiling_; }
+  // The per-label totals since the last call (after synchronize(), every batch is counted).
+  std::map<std::string, ProfileStat> take_profile();
+
   uint64_t submits() const { return submits_; }
   uint64_t dispatches() const { return dispatches_total_; }
 
+  // Capture (see Capture): from begin_capture to end_capture, this thread's work is recorded
+  // into `capture`. Other threads keep running eagerly.
+  void begin_capture(Capture& capture);
+  void end_capture(Capture& capture);
+  // The capture this thread records into, or nullptr.
+  static Capture* current_capture();
+  // Submits the capture (after any queued eager work) and waits for it.
+  void replay(Capture& capture);
+
  private:
-  struct Batch {
-    VkCommandBuffer commands = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    std::vector<VkDescriptorPool> descriptor_pools;
-    uint32_t sets_in_last_pool = 0;
-    std::vector<std::shared_ptr<const void>> keep_alive;
-    uint32_t recorded = 0;
-  };
+  using Batch = Recording;
 
   Batch& recording();
   VkDescriptorSet allocate_set(Batch& batch, VkDescriptorSetLayout layout, uint32_t buffers);
   void barrier(Batch& batch);
+  void record_dispatch(Batch& batch, const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
+                       const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups,
+                       const char* label);
+  void end_commands(Batch& batch);
+  // A read-back while capturing: runs what was captured, marks it broken, goes on eagerly.
+  void break_capture();
   void submit_locked();
   void wait_locked(Batch& batch);
   void recycle(Batch& batch);
+  void collect_profile(Batch& batch);
 
   const Device& device_;
   std::recursive_mutex mutex_;
@@ -75,8 +158,10 @@ class CommandStream {
   std::unique_ptr<Batch> current_;
   std::deque<std::unique_ptr<Batch>> in_flight_;
   std::vector<std::unique_ptr<Batch>> spare_;
-  uint64_t submits_ = 0;
-  uint64_t dispatches_total_ = 0;
+  bool profiling_ = false;
+  std::map<std::string, ProfileStat> profile_;
+  std::atomic<uint64_t> submits_{0};
+  std::atomic<uint64_t> dispatches_total_{0};
 };
 
 }  // namespace tvk::vulkan

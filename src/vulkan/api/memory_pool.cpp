@@ -8,8 +8,47 @@ namespace tvk::vulkan {
 
 MemoryPool::MemoryPool(const Device& device) : device_(device) {}
 
+namespace {
+constexpr VkBufferUsageFlags kTensorBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                                  VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+}  // namespace
+
+MemoryPool::MemoryPool(const Device& device, ArenaTag) : device_(device), arena_(true) {
+  // The memory types a tensor buffer may use, from a probe buffer.
+  auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  info.size = 16;
+  info.usage = kTensorBufferUsage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer probe = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateBuffer(device.handle(), &info, nullptr, &probe));
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device.handle(), probe, &req);
+  vkDestroyBuffer(device.handle(), probe, nullptr);
+  arena_type_bits_ = req.memoryTypeBits;
+  const auto& limits = device.physical().limits;
+  arena_alignment_ = std::max({VkDeviceSize{16}, req.alignment, limits.minStorageBufferOffsetAlignment,
+                               limits.minTexelBufferOffsetAlignment});
+}
+
+Allocation MemoryPool::allocate_range(VkDeviceSize bytes) {
+  TVK_CHECK(arena_, "allocate_range on a pool that is not an arena");
+  VkMemoryRequirements req{};
+  req.size = (std::max<VkDeviceSize>(bytes, 16) + 15) / 16 * 16;
+  req.alignment = arena_alignment_;
+  req.memoryTypeBits = arena_type_bits_;
+  return allocate(req, MemoryUsage::DeviceTensor);
+}
+
+void MemoryPool::retire_view(VkBufferView view) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  retired_views_.push_back(view);
+}
+
 MemoryPool::~MemoryPool() {
+  for (VkBufferView v : retired_views_) vkDestroyBufferView(device_.handle(), v, nullptr);
   for (auto& block : blocks_) {
+    if (block->buffer) vkDestroyBuffer(device_.handle(), block->buffer, nullptr);
     if (block->mapped) vkUnmapMemory(device_.handle(), block->memory);
     vkFreeMemory(device_.handle(), block->memory, nullptr);
   }
@@ -75,6 +114,20 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
     }
     block->mapped = static_cast<uint8_t*>(p);
   }
+  if (arena_) {
+    auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+    info.size = size;
+    info.usage = kTensorBufferUsage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    r = vkCreateBuffer(device_.handle(), &info, nullptr, &block->buffer);
+    if (r == VK_SUCCESS) r = vkBindBufferMemory(device_.handle(), block->buffer, memory, 0);
+    if (r != VK_SUCCESS) {
+      if (block->buffer) vkDestroyBuffer(device_.handle(), block->buffer, nullptr);
+      if (block->mapped) vkUnmapMemory(device_.handle(), memory);
+      vkFreeMemory(device_.handle(), memory, nullptr);
+      throw_vk_error(r, "vkCreateBuffer (arena block)", __FILE__, __LINE__);
+    }
+  }
   blocks_.push_back(std::move(block));
   return blocks_.back().get();
 }
@@ -88,16 +141,20 @@ Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usa
   for (uint32_t type : types) {
     for (auto& block : blocks_) {
       VkDeviceSize offset = 0;
-      if (block->type_index == type && take_from(*block, size, alignment, &offset))
+      if (block->type_index == type && take_from(*block, size, alignment, &offset)) {
+        note_used(size);
         return Allocation{block.get(), offset, size};
+      }
     }
-    const VkDeviceSize block_size = std::max(kBlockSize, (size + alignment + 0xFFFF) & ~VkDeviceSize{0xFFFF});
+    const VkDeviceSize block_size =
+        std::max(arena_ ? kArenaBlockSize : kBlockSize, (size + alignment + 0xFFFF) & ~VkDeviceSize{0xFFFF});
     // Never ask for more than the heap holds (an invalid call, not just a failing one).
     const auto& mem = device_.memory_properties();
     if (block_size > mem.memoryHeaps[mem.memoryTypes[type].heapIndex].size) continue;
     if (MemoryBlock* block = new_block(type, block_size)) {
       VkDeviceSize offset = 0;
       take_from(*block, size, alignment, &offset);
+      note_used(size);
       return Allocation{block, offset, size};
     }
   }
@@ -112,6 +169,7 @@ void MemoryPool::free(const Allocation& a) {
   auto [it, inserted] = block.free_ranges.emplace(a.offset, a.size);
   (void)inserted;
   block.used -= a.size;
+  used_ -= a.size;
   // Coalesce with the next and previous free ranges.
   auto next = std::next(it);
   if (next != block.free_ranges.end() && it->first + it->second == next->first) {
@@ -125,8 +183,9 @@ void MemoryPool::free(const Allocation& a) {
       block.free_ranges.erase(it);
     }
   }
-  // Give an empty block back to the driver, unless it is the only one of its memory type.
-  if (block.used == 0) {
+  // Give an empty block back to the driver, unless it is the only one of its memory type (or
+  // the pool is an arena, whose recorded work still names the block's buffer).
+  if (block.used == 0 && !arena_) {
     const auto same_type = std::count_if(blocks_.begin(), blocks_.end(),
                                          [&](const auto& b) { return b->type_index == block.type_index; });
     if (same_type > 1) {
@@ -150,7 +209,18 @@ MemoryStats MemoryPool::stats_locked() const {
     s.reserved_bytes += b->size;
     s.used_bytes += b->used;
   }
+  s.peak_used_bytes = peak_used_;
   return s;
+}
+
+void MemoryPool::note_used(VkDeviceSize size) {
+  used_ += size;
+  peak_used_ = std::max(peak_used_, used_);
+}
+
+void MemoryPool::reset_peak() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  peak_used_ = used_;
 }
 
 }  // namespace tvk::vulkan

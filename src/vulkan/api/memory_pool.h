@@ -19,6 +19,7 @@ enum class MemoryUsage {
 
 struct MemoryBlock {
   VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkBuffer buffer = VK_NULL_HANDLE;  // arena pools: one buffer over the whole block
   VkDeviceSize size = 0;
   uint32_t type_index = 0;
   uint8_t* mapped = nullptr;  // whole block mapped once when host-visible
@@ -41,13 +42,26 @@ struct MemoryStats {
   uint64_t reserved_bytes = 0;  // in VkDeviceMemory blocks
   uint64_t used_bytes = 0;      // handed out
   uint64_t allocations = 0;     // vkAllocateMemory calls so far
+  uint64_t peak_used_bytes = 0; // the most handed out at once since reset_peak()
 };
 
 class MemoryPool {
  public:
   static constexpr VkDeviceSize kBlockSize = VkDeviceSize{64} << 20;
+  static constexpr VkDeviceSize kArenaBlockSize = VkDeviceSize{16} << 20;
 
   explicit MemoryPool(const Device& device);
+  // An arena: each block is one VkBuffer that tensors take ranges of (allocate_range), and
+  // blocks stay until the arena is destroyed, so work recorded against a range stays valid
+  // after the tensor that had it is freed and the range reused by a later one.
+  struct ArenaTag {};
+  MemoryPool(const Device& device, ArenaTag);
+  bool is_arena() const { return arena_; }
+  // Arena pools only: a range of `bytes` in a block buffer, aligned for storage and texel use.
+  Allocation allocate_range(VkDeviceSize bytes);
+  // Arena pools only: a texel view of a freed range, destroyed with the arena (recorded
+  // descriptor sets may still name it).
+  void retire_view(VkBufferView view);
   ~MemoryPool();
   MemoryPool(const MemoryPool&) = delete;
   MemoryPool& operator=(const MemoryPool&) = delete;
@@ -56,6 +70,7 @@ class MemoryPool {
   Allocation allocate(const VkMemoryRequirements& requirements, MemoryUsage usage);
   void free(const Allocation& allocation);
   MemoryStats stats() const;
+  void reset_peak();
 
  private:
   std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUsage usage) const;
@@ -67,6 +82,12 @@ class MemoryPool {
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<MemoryBlock>> blocks_;
   uint64_t allocation_calls_ = 0;
+  uint64_t used_ = 0, peak_used_ = 0;
+  bool arena_ = false;
+  std::vector<VkBufferView> retired_views_;
+  uint32_t arena_type_bits_ = 0;
+  VkDeviceSize arena_alignment_ = 16;
+  void note_used(VkDeviceSize size);
 };
 
 }  // namespace tvk::vulkan

@@ -74,7 +74,7 @@ PipelineCache::~PipelineCache() {
   }
   pipelines_.clear();
   VkDevice dev = device_.handle();
-  for (auto& [_, module] : modules_) vkDestroyShaderModule(dev, module, nullptr);
+  for (auto& [_, m] : modules_) vkDestroyShaderModule(dev, m.module, nullptr);
   for (auto& [_, layouts] : layouts_) {
     vkDestroyPipelineLayout(dev, layouts.second, nullptr);
     vkDestroyDescriptorSetLayout(dev, layouts.first, nullptr);
@@ -100,13 +100,15 @@ void PipelineCache::save() const {
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
-std::pair<VkDescriptorSetLayout, VkPipelineLayout> PipelineCache::layouts_for(uint32_t buffers) {
-  auto it = layouts_.find(buffers);
+std::pair<VkDescriptorSetLayout, VkPipelineLayout> PipelineCache::layouts_for(const std::vector<BindingKind>& kinds) {
+  auto it = layouts_.find(kinds);
   if (it != layouts_.end()) return it->second;
+  const auto buffers = static_cast<uint32_t>(kinds.size());
   std::vector<VkDescriptorSetLayoutBinding> bindings(buffers);
   for (uint32_t i = 0; i < buffers; ++i) {
     bindings[i].binding = i;
-    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorType = kinds[i] == BindingKind::UniformTexelBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                                            : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[i].descriptorCount = 1;
     bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
@@ -128,7 +130,7 @@ std::pair<VkDescriptorSetLayout, VkPipelineLayout> PipelineCache::layouts_for(ui
     vkDestroyDescriptorSetLayout(device_.handle(), set_layout, nullptr);
     throw_vk_error(r, "vkCreatePipelineLayout", __FILE__, __LINE__);
   }
-  return layouts_[buffers] = {set_layout, layout};
+  return layouts_[kinds] = {set_layout, layout};
 }
 
 const Pipeline& PipelineCache::get(const PipelineKey& key) {
@@ -136,25 +138,21 @@ const Pipeline& PipelineCache::get(const PipelineKey& key) {
   auto it = pipelines_.find(key);
   if (it != pipelines_.end()) return *it->second;
 
-  VkShaderModule& module = modules_[key.shader];
-  if (module == VK_NULL_HANDLE) {
-    std::vector<uint32_t> words;
-    try {
-      words = shader_spirv(key.shader);
-    } catch (...) {
-      modules_.erase(key.shader);
-      throw;
-    }
+  auto found = modules_.find(key.shader);
+  if (found == modules_.end()) {
+    Module m;
+    const std::vector<uint32_t> words = shader_spirv(key.shader);
+    m.interface = reflect_shader(key.shader, words);
     auto info = make_info<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
     info.codeSize = words.size() * 4;
     info.pCode = words.data();
-    VkResult r = vkCreateShaderModule(device_.handle(), &info, nullptr, &module);
-    if (r != VK_SUCCESS) {
-      modules_.erase(key.shader);
-      throw_vk_error(r, "vkCreateShaderModule", __FILE__, __LINE__);
-    }
+    VK_CHECK(vkCreateShaderModule(device_.handle(), &info, nullptr, &m.module));
+    found = modules_.emplace(key.shader, std::move(m)).first;
   }
-  auto [set_layout, layout] = layouts_for(key.buffers);
+  const Module& shader = found->second;
+  TVK_CHECK(shader.interface.bindings.size() == key.buffers, "shader ", key.shader, " declares ",
+            shader.interface.bindings.size(), " bindings, the kernel binds ", key.buffers);
+  auto [set_layout, layout] = layouts_for(shader.interface.bindings);
 
   std::vector<uint32_t> values{key.local_size[0], key.local_size[1], key.local_size[2]};
   values.insert(values.end(), key.constants.begin(), key.constants.end());
@@ -165,14 +163,14 @@ const Pipeline& PipelineCache::get(const PipelineKey& key) {
   auto info = make_info<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
   info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module;
+  info.stage.module = shader.module;
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec;
   info.layout = layout;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VK_CHECK(vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &pipeline));
   ++created_;
-  auto owned = std::make_unique<Pipeline>(device_.handle(), pipeline, layout, set_layout, key);
+  auto owned = std::make_unique<Pipeline>(device_.handle(), pipeline, layout, set_layout, key, shader.interface);
   return *(pipelines_[key] = std::move(owned));
 }
 

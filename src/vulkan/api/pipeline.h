@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vulkan/api/device.h"
+#include "vulkan/api/spirv_reflect.h"
 
 namespace tvk::vulkan {
 
@@ -27,8 +28,9 @@ struct PipelineKey {
 class Pipeline {
  public:
   Pipeline(VkDevice device, VkPipeline pipeline, VkPipelineLayout layout, VkDescriptorSetLayout set_layout,
-           PipelineKey key)
-      : device_(device), pipeline_(pipeline), layout_(layout), set_layout_(set_layout), key_(std::move(key)) {}
+           PipelineKey key, ShaderInterface interface)
+      : device_(device), pipeline_(pipeline), layout_(layout), set_layout_(set_layout), key_(std::move(key)),
+        interface_(std::move(interface)) {}
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -37,6 +39,8 @@ class Pipeline {
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
   const PipelineKey& key() const { return key_; }
+  // The shader's bindings and push-constant size, read from its SPIR-V.
+  const ShaderInterface& interface() const { return interface_; }
 
  private:
   VkDevice device_;
@@ -44,6 +48,7 @@ class Pipeline {
   VkPipelineLayout layout_;            // owned by PipelineCache (shared per buffer count)
   VkDescriptorSetLayout set_layout_;   // owned by PipelineCache
   PipelineKey key_;
+  ShaderInterface interface_;
 };
 
 class PipelineCache {
@@ -63,15 +68,19 @@ class PipelineCache {
   size_t loaded_bytes() const { return loaded_bytes_; }
 
  private:
-  std::pair<VkDescriptorSetLayout, VkPipelineLayout> layouts_for(uint32_t buffers);
+  std::pair<VkDescriptorSetLayout, VkPipelineLayout> layouts_for(const std::vector<BindingKind>& bindings);
+  struct Module {
+    VkShaderModule module = VK_NULL_HANDLE;
+    ShaderInterface interface;
+  };
 
   const Device& device_;
   std::string cache_file_;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::mutex mutex_;
-  std::map<uint32_t, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts_;
+  std::map<std::vector<BindingKind>, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts_;
   std::map<PipelineKey, std::unique_ptr<Pipeline>> pipelines_;
-  std::map<std::string, VkShaderModule> modules_;
+  std::map<std::string, Module> modules_;
   size_t created_ = 0;
   size_t loaded_bytes_ = 0;
 };

@@ -1,17 +1,21 @@
-// Vulkan convolutions (shaders conv2d.glsl, conv_transpose2d.glsl): conv2d, convolution,
-// _convolution and conv_transpose2d share the checked geometry of ops/conv_params.h.
+// Vulkan convolutions (shaders conv2d_oc8, conv2d_dw, conv2d, conv_transpose2d, conv2d_pack):
+// conv2d, convolution, _convolution and conv_transpose2d share the checked geometry of
+// ops/conv_params.h. Unpacked calls (models run as loaded) pack their weights per call, which
+// costs one pass over the weights; vulkan_prepack contexts pack them once.
+#include "vulkan/ops/conv.h"
+
 #include <limits>
 
-#include "ops/conv_params.h"
 #include "ops/registry.h"
-#include "vulkan/ops/conv.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
 namespace {
 
+constexpr int64_t kBlock = 8;  // output channels per conv2d_oc8 invocation
+
 // Must match the push constants of conv2d.glsl and conv_transpose2d.glsl.
-struct ConvParams {
+struct DirectParams {
   int32_t in_w, in_h, in_c, batch;
   int32_t out_w, out_h, out_c, has_bias;
   int32_t kernel_w, kernel_h, stride_w, stride_h;
@@ -20,62 +24,173 @@ struct ConvParams {
   float out_min, out_max;
 };
 
-ConvParams push_constants(const char* op, const ops::Conv2dParams& p, bool has_bias) {
-  auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  return ConvParams{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
-                    i32(p.out_w), i32(p.out_h), i32(p.out_channels), has_bias ? 1 : 0,
-                    i32(p.kernel_w), i32(p.kernel_h), i32(p.stride[1]), i32(p.stride[0]),
-                    i32(p.padding[1]), i32(p.padding[0]), i32(p.dilation[1]), i32(p.dilation[0]),
-                    i32(p.in_channels_per_group()), i32(p.out_channels_per_group()),
-                    -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+// Must match conv2d_oc8.glsl.
+struct Oc8Params {
+  int32_t in_w, in_h, in_c, batch;
+  int32_t out_w, out_h, out_c, blocks;
+  int32_t pad_w, pad_h, in_c_per_group, out_c_per_group;
+  float out_min, out_max;
+};
+
+// Must match conv2d_dw.glsl.
+struct DepthwiseParams {
+  int32_t in_w, in_h, channels, batch;
+  int32_t out_w, out_h, pad_w, pad_h;
+  int32_t has_bias;
+  float out_min, out_max;
+};
+
+// Must match conv2d_pack.glsl.
+struct PackParams {
+  int32_t out_c, k, blocks, has_bias;
+};
+
+// Invocations along x of a 1-D launch over `lanes`, in work groups of 8 to 64 (one SIMD
+// width on lavapipe at least, so small planes do not idle most of a group).
+std::array<uint32_t, 3> lane_group(uint32_t lanes) {
+  uint32_t x = 8;
+  while (x < 64 && x < lanes) x *= 2;
+  return {x, 1, 1};
 }
 
-Tensor run_conv(const char* op, const ops::Conv2dParams& p, const Tensor& input, const Tensor& weight,
-                const Tensor& bias, float out_min = -std::numeric_limits<float>::infinity(),
-                float out_max = std::numeric_limits<float>::infinity()) {
-  check_vulkan_float(op, input, "input");
-  check_vulkan_float(op, weight, "weight");
-  if (bias.defined()) check_vulkan_float(op, bias, "bias");
-  Tensor out = empty_vulkan(p.output_sizes());
-  ConvParams params = push_constants(op, p, bias.defined());
-  params.out_min = out_min;
-  params.out_max = out_max;
-  const Tensor& bias_or_weight = bias.defined() ? bias : weight;
-  const auto n = static_cast<uint32_t>(p.batch), oh = static_cast<uint32_t>(p.out_h),
-             ow = static_cast<uint32_t>(p.out_w), oc = static_cast<uint32_t>(p.out_channels);
+uint32_t u32(const char* op, int64_t v) { return static_cast<uint32_t>(to_i32(op, v)); }
+
+Tensor run_direct(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
+                  float out_min, float out_max, Tensor out) {
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  DirectParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
+                      i32(p.out_w), i32(p.out_h), i32(p.out_channels), w.bias.defined() ? 1 : 0,
+                      i32(p.kernel_w), i32(p.kernel_h), i32(p.stride[1]), i32(p.stride[0]),
+                      i32(p.padding[1]), i32(p.padding[0]), i32(p.dilation[1]), i32(p.dilation[0]),
+                      i32(p.in_channels_per_group()), i32(p.out_channels_per_group()), out_min, out_max};
+  const Tensor& bias_or_weight = w.bias.defined() ? w.bias : w.weight;
+  const uint32_t n = u32(op, p.batch), oh = u32(op, p.out_h), ow = u32(op, p.out_w), oc = u32(op, p.out_channels);
   if (p.transposed) {
-    launch(grid_launch("conv_transpose2d", {ow, oh, n * oc}), {out, input, weight, bias_or_weight}, params);
+    launch(grid_launch("conv_transpose2d", {ow, oh, n * oc}), {out, input, w.weight, bias_or_weight}, params);
   } else {
-    // 4 output channels per invocation; they share input reads when they share a group.
     const uint32_t shared_group = p.out_channels_per_group() % 4 == 0 ? 1 : 0;
-    launch(grid_launch("conv2d", {ow, oh, n * ((oc + 3) / 4)}, {shared_group}), {out, input, weight, bias_or_weight},
+    launch(grid_launch("conv2d", {ow, oh, n * ((oc + 3) / 4)}, {shared_group}), {out, input, w.weight, bias_or_weight},
            params);
   }
   return out;
 }
+
+}  // namespace
+
+ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed) {
+  if (transposed) return ConvKernel::Transposed;
+  // The tiled kernels read through texel views; a device that allows only small ones (the
+  // Vulkan minimum is 65536 texels) keeps the storage-buffer kernel.
+  constexpr uint32_t kMinTexels = 1u << 24;
+  if (Context::get()->device().physical().limits.maxTexelBufferElements < kMinTexels) return ConvKernel::Direct;
+  const int64_t out_c = weight_sizes.at(0), in_per_group = weight_sizes.at(1);
+  if (groups > 1 && in_per_group == 1 && out_c == groups) return ConvKernel::Depthwise;
+  if (groups == 1 || (out_c / groups) % kBlock == 0) return ConvKernel::Oc8;
+  return ConvKernel::Direct;
+}
+
+ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed) {
+  const char* op = "conv2d (packing weights)";
+  ConvWeights w;
+  w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed);
+  if (w.kernel != ConvKernel::Oc8) {
+    w.weight = weight.contiguous();
+    if (bias.defined()) w.bias = bias.contiguous();
+    return w;
+  }
+  const Tensor wc = weight.contiguous();
+  const int64_t out_c = weight.size(0);
+  const int64_t k = weight.size(1) * weight.size(2) * weight.size(3);
+  const int64_t blocks = (out_c + kBlock - 1) / kBlock;
+  const int64_t total = blocks * kBlock * (k + 1);
+  w.weight = empty_vulkan({total});
+  PackParams params{to_i32(op, out_c), to_i32(op, k), to_i32(op, blocks), bias.defined() ? 1 : 0};
+  const Tensor b = bias.defined() ? bias.contiguous() : wc;
+  const auto global = elementwise_global(total);
+  launch(ShaderLaunch{"conv2d_pack", global, {64, 1, 1}, {}}, {w.weight, wc, b}, params);
+  return w;
+}
+
+Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
+                       std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
+  const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;
+  check_vulkan_float(op, input, "input");
+  Tensor out = empty_vulkan(p.output_sizes());
+  TVK_CHECK(!residual.defined() || residual.sizes() == out.sizes(), op, ": residual ", residual.shape_string(),
+            " does not match the output ", out.shape_string());
+  if (residual.defined()) check_vulkan_float(op, residual, "residual");
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  const uint32_t spec_kh = u32(op, p.kernel_h), spec_kw = u32(op, p.kernel_w), sh = u32(op, p.stride[0]),
+                 sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
+  switch (w.kernel) {
+    case ConvKernel::Oc8: {
+      const int64_t plane = p.out_h * p.out_w;
+      const bool flat = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
+                        p.padding[0] == 0 && p.padding[1] == 0 && plane % 4 == 0;
+      const int64_t lanes = flat ? plane / 4 : p.out_h * ((p.out_w + 3) / 4);
+      const int64_t blocks = (p.out_channels + kBlock - 1) / kBlock;
+      Oc8Params params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
+                       i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
+                       i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
+                       i32(p.out_channels_per_group()), out_min, out_max};
+      ShaderLaunch l;
+      l.shader = "conv2d_oc8";
+      l.local = lane_group(u32(op, lanes));
+      l.global = {u32(op, lanes), 1, u32(op, p.batch * blocks)};
+      l.local[2] = 1;
+      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
+                     p.out_w % 4 == 0 ? 1u : 0u};
+      const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
+      TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
+                ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
+      launch(l, {out, Binding(input, format), texels4(w.weight), Binding(residual.defined() ? residual : input, format)},
+             params);
+      return out;
+    }
+    case ConvKernel::Depthwise: {
+      TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");
+      DepthwiseParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
+                             i32(p.out_w), i32(p.out_h), i32(p.padding[1]), i32(p.padding[0]),
+                             w.bias.defined() ? 1 : 0, out_min, out_max};
+      constexpr int64_t kRows = 2;  // output rows per invocation, as in conv2d_dw.glsl
+      const int64_t lanes = (p.out_h + kRows - 1) / kRows * ((p.out_w + 3) / 4);
+      ShaderLaunch l;
+      l.shader = "conv2d_dw";
+      l.local = lane_group(u32(op, lanes));
+      l.global = {u32(op, lanes), 1, u32(op, p.batch * p.in_channels)};
+      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u};
+      TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32), op, ": the input ", input.shape_string(),
+                " exceeds this device's texel buffer limit");
+      launch(l, {out, texels1(input), texels1(w.weight), texels1(w.bias.defined() ? w.bias : w.weight)}, params);
+      return out;
+    }
+    case ConvKernel::Direct:
+    case ConvKernel::Transposed:
+      TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");
+      return run_direct(op, p, input, w, out_min, out_max, out);
+  }
+  return out;
+}
+
+namespace {
 
 Tensor convolution_impl(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
                         const IntList& output_padding, int64_t groups, bool allow_unbatched) {
   const ops::Conv2dParams p = ops::conv2d_params(op, input, weight, bias, stride, padding, dilation, transposed,
                                                  output_padding, groups, allow_unbatched);
-  return run_conv(op, p, input, weight, bias);
+  check_vulkan_float(op, input, "input");
+  check_vulkan_float(op, weight, "weight");
+  if (bias.defined()) check_vulkan_float(op, bias, "bias");
+  return run_convolution(op, p, input, prepare_conv_weights(weight, bias, groups, transposed), std::nullopt,
+                         std::nullopt);
 }
 
 using Schemas = ops::ConvolutionSchemas<convolution_impl>;
 
 }  // namespace
-
-Tensor convolution_clamped(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                           const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
-                           const IntList& output_padding, int64_t groups, std::optional<double> output_min,
-                           std::optional<double> output_max) {
-  const ops::Conv2dParams p =
-      ops::conv2d_params(op, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, true);
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  return run_conv(op, p, input, weight, bias, output_min ? static_cast<float>(*output_min) : -kInf,
-                  output_max ? static_cast<float>(*output_max) : kInf);
-}
 
 TVK_REGISTER_VULKAN_KERNEL("aten::conv2d", Schemas::conv2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose2d.input", Schemas::conv_transpose2d);

@@ -1,18 +1,38 @@
-// The Vulkan convolution with its output clamped in the shader, for the packed conv contexts
-// whose relu/hardtanh was fused by optimize_for_mobile.
+// Vulkan convolutions. The kernel is chosen from the weight's shape alone, so a packed context
+// decides once, when it is made:
+//   Oc8        register-tiled GEMM, 4 pixels x 8 output channels per invocation (dense and
+//              grouped convolutions whose groups hold a multiple of 8 output channels);
+//              weights packed by conv2d_pack.glsl
+//   Depthwise  one filter per channel (groups = in = out channels)
+//   Direct     any other grouping (the general fallback)
+//   Transposed conv_transpose2d
 #pragma once
 
 #include <optional>
 
+#include "ops/conv_params.h"
 #include "tvk/tensor.h"
 
 namespace tvk::vulkan {
 
-// Checks the geometry like aten::conv2d / conv_transpose2d (unbatched 3-D inputs included) and
-// runs one dispatch; unset bounds are -inf / +inf.
-Tensor convolution_clamped(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                           const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
-                           const IntList& output_padding, int64_t groups, std::optional<double> output_min,
-                           std::optional<double> output_max);
+enum class ConvKernel { Oc8, Depthwise, Direct, Transposed };
+
+// Weights laid out for one ConvKernel, on the device.
+struct ConvWeights {
+  ConvKernel kernel = ConvKernel::Direct;
+  Tensor weight;  // Oc8: the packed [blocks][K][8] weights followed by the bias; else OIHW/IOHW
+  Tensor bias;    // not Oc8: the bias as given (undefined: none)
+};
+
+ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed);
+// `weight` and `bias` are Vulkan tensors (bias may be undefined).
+ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed);
+
+// Runs the convolution with checked geometry `p` (from ops::conv2d_params) and the output
+// clamped to [out_min, out_max] (unset: unbounded). `residual`, when defined, has the output's
+// shape and is added before the clamp (Oc8 only; other kernels take it through a separate add).
+Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& weights,
+                       std::optional<double> out_min, std::optional<double> out_max,
+                       const Tensor& residual = Tensor());
 
 }  // namespace tvk::vulkan

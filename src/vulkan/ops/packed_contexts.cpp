@@ -2,8 +2,12 @@
 // are packed for the GPU once, when the context is made (at optimize or load time), and each
 // run only dispatches. The pickled state is PyTorch's, so files move between tvk and a
 // Vulkan-enabled PyTorch.
+#include <algorithm>
+#include <limits>
+
 #include "ops/custom_class.h"
 #include "ops/registry.h"
+#include "tvk/ops.h"
 #include "vulkan/ops/conv.h"
 #include "vulkan/ops/shader_dispatch.h"
 
@@ -20,13 +24,22 @@ struct Conv2dPackedContext final : CustomClassPayload {
   bool transposed = false;
   int64_t groups = 1;
   std::optional<double> output_min, output_max;
-  // On the device.
-  Tensor packed_weight, packed_bias;
+  // On the device, laid out for the kernel chosen from the weight's shape.
+  ConvWeights packed;
 };
 
 struct LinearPackedContext final : CustomClassPayload {
-  Tensor weight_t, bias;                // [in, out] as PyTorch stores it, and the bias
-  Tensor packed_weight, packed_bias;    // [out, in] on the device
+  Tensor weight_t, bias;  // [in, out] as PyTorch stores it, and the bias
+  // On the device for linear_t4.glsl: [in][out rounded up to 4], then the bias (zeros without
+  // one), read as RGBA32 texels.
+  Tensor packed;
+  int64_t in = 0, out = 0;
+};
+
+// Must match linear_t4.glsl.
+struct LinearParams {
+  int32_t rows, inner, cols, cols4;
+  float out_min, out_max;
 };
 
 IValue optional_scalar(const std::optional<double>& v) { return v ? IValue(*v) : IValue(); }
@@ -42,10 +55,12 @@ const Payload& payload_of(const Object& self) {
 // One dispatch: the convolution with the fused activation's bounds applied in the shader.
 // Unbatched (C, H, W) inputs are accepted as aten::conv2d accepts them, so a model's own rank
 // check further on still gets to raise its message.
-Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input) {
+// The geometry is checked against the CPU copy of the weight, which has the original shape.
+Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input, const Tensor& residual = Tensor()) {
   const char* op = ctx.transposed ? "vulkan_prepack::run_tconv2d_context" : "vulkan_prepack::run_conv2d_context";
-  return convolution_clamped(op, input, ctx.packed_weight, ctx.packed_bias, ctx.stride, ctx.padding, ctx.dilation,
-                             ctx.transposed, ctx.output_padding, ctx.groups, ctx.output_min, ctx.output_max);
+  const ops::Conv2dParams p = ops::conv2d_params(op, input, ctx.weight, ctx.bias, ctx.stride, ctx.padding,
+                                                 ctx.dilation, ctx.transposed, ctx.output_padding, ctx.groups, true);
+  return run_convolution(op, p, input, ctx.packed, ctx.output_min, ctx.output_max, residual);
 }
 
 std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
@@ -68,8 +83,8 @@ std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bi
   ctx->groups = groups;
   ctx->output_min = output_min;
   ctx->output_max = output_max;
-  ctx->packed_weight = weight.contiguous().vulkan();
-  if (bias.defined()) ctx->packed_bias = bias.contiguous().vulkan();
+  ctx->packed = prepare_conv_weights(weight.contiguous().vulkan(), bias.defined() ? bias.contiguous().vulkan() : Tensor(),
+                                     groups, transposed);
   auto obj = std::make_shared<Object>();
   obj->type_name = kConvClass;
   obj->payload = std::move(ctx);
@@ -99,6 +114,25 @@ Tensor run_conv_context(const char* op, const Tensor& input, const IValue& conte
   const Conv2dPackedContext& ctx = conv_context(context, op);
   check_vulkan_float(op, input, "X");
   return conv2d_clamped(ctx, input);
+}
+
+// run_conv2d_context, + residual, clamped to [output_min, output_max]: one dispatch when the
+// context has no clamp of its own (which would come before the add) and its kernel takes a
+// residual; otherwise the same result in separate steps.
+Tensor run_conv2d_context_add(const Tensor& input, IValue context, const Tensor& residual,
+                              std::optional<ops::Scalar> output_min, std::optional<ops::Scalar> output_max) {
+  const char* op = "tvk::run_conv2d_context_add";
+  const Conv2dPackedContext& ctx = conv_context(context, op);
+  check_vulkan_float(op, input, "X");
+  check_vulkan_float(op, residual, "residual");
+  const ops::Conv2dParams p = ops::conv2d_params(op, input, ctx.weight, ctx.bias, ctx.stride, ctx.padding,
+                                                 ctx.dilation, ctx.transposed, ctx.output_padding, ctx.groups, true);
+  if (!ctx.output_min && !ctx.output_max && ctx.packed.kernel == ConvKernel::Oc8 &&
+      residual.sizes() == p.output_sizes())
+    return run_convolution(op, p, input, ctx.packed, output_min, output_max, residual);
+  Tensor sum = tvk::add(conv2d_clamped(ctx, input), residual);
+  if (output_min || output_max) sum = tvk::clamp(sum, output_min, output_max);
+  return sum;
 }
 
 Tensor run_conv2d_context(const Tensor& input, IValue context) {
@@ -165,12 +199,22 @@ std::shared_ptr<Object> make_linear_context(const Tensor& weight_t, const Tensor
   auto ctx = std::make_shared<LinearPackedContext>();
   ctx->weight_t = weight_t.cpu();
   ctx->bias = bias.defined() ? bias.cpu() : Tensor();
-  // The weight arrives transposed ([in, out]); kernels want [out, in].
-  ctx->packed_weight = weight_t.cpu().as_strided({weight_t.size(1), weight_t.size(0)},
-                                                 {weight_t.stride(1), weight_t.stride(0)}, weight_t.storage_offset())
-                           .contiguous()
-                           .vulkan();
-  if (bias.defined()) ctx->packed_bias = bias.contiguous().vulkan();
+  ctx->in = weight_t.size(0);
+  ctx->out = weight_t.size(1);
+  // The weight arrives transposed ([in, out]), which is the layout the kernel reads: pad the
+  // columns to a multiple of 4 and append the bias.
+  const int64_t cols4 = (ctx->out + 3) / 4;
+  Tensor packed = zeros({(ctx->in + 1) * cols4 * 4});
+  const Tensor wt = ctx->weight_t.contiguous();
+  const float* src = wt.data<float>();
+  float* dst = packed.data<float>();
+  for (int64_t k = 0; k < ctx->in; ++k)
+    std::copy(src + k * ctx->out, src + (k + 1) * ctx->out, dst + k * cols4 * 4);
+  if (bias.defined()) {
+    const Tensor b = ctx->bias.contiguous();
+    std::copy(b.data<float>(), b.data<float>() + ctx->out, dst + ctx->in * cols4 * 4);
+  }
+  ctx->packed = packed.vulkan();
   auto obj = std::make_shared<Object>();
   obj->type_name = kLinearClass;
   obj->payload = std::move(ctx);
@@ -185,11 +229,34 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
   const char* op = "vulkan_prepack::run_linear_context";
   const LinearPackedContext& ctx = linear_context(context, op);
   check_vulkan_float(op, input, "X");
-  Stack args;
-  args.emplace_back(input);
-  args.emplace_back(ctx.packed_weight);
-  args.push_back(ctx.packed_bias.defined() ? IValue(ctx.packed_bias) : IValue());
-  return ops::call(ops::require_op("aten::linear"), std::move(args)).toTensor();
+  TVK_CHECK(input.dim() >= 1 && input.size(-1) == ctx.in, op, ": input ", input.shape_string(),
+            " does not match the weight [", ctx.in, ", ", ctx.out, "]");
+  IntList out_sizes = input.sizes();
+  out_sizes.back() = ctx.out;
+  Tensor out = empty_vulkan(out_sizes);
+  const int64_t rows = ctx.in ? input.numel() / ctx.in : 0;
+  const int64_t cols4 = (ctx.out + 3) / 4;
+  TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32), op, ": the input ", input.shape_string(),
+            " exceeds this device's texel buffer limit");
+  LinearParams params{to_i32(op, rows), to_i32(op, ctx.in), to_i32(op, ctx.out), to_i32(op, cols4),
+                      -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+  ShaderLaunch l;
+  l.shader = "linear_t4";
+  uint32_t local = 8;
+  while (local < 64 && local < cols4) local *= 2;
+  l.local = {local, 1, 1};
+  l.global = {static_cast<uint32_t>(cols4), 1, static_cast<uint32_t>(to_i32(op, rows))};
+  if (rows == 0) return out;
+  if (ctx.in == 0) {  // an empty sum: every row is the bias
+    Tensor rows_of_bias = zeros(out_sizes);
+    if (ctx.bias.defined())
+      for (int64_t r = 0; r < rows; ++r)
+        std::copy(ctx.bias.contiguous().data<float>(), ctx.bias.contiguous().data<float>() + ctx.out,
+                  rows_of_bias.data<float>() + r * ctx.out);
+    return rows_of_bias.vulkan();
+  }
+  launch(l, {out, texels1(input), texels4(ctx.packed)}, params);
+  return out;
 }
 
 IValue linear_get_state(const Object& self) {
@@ -220,6 +287,10 @@ TVK_REGISTER_OP("vulkan_prepack::run_conv2d_context(Tensor X, __torch__.torch.cl
                 "W_prepack) -> Tensor Y",
                 nullptr);
 TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_conv2d_context", run_conv2d_context);
+TVK_REGISTER_OP("tvk::run_conv2d_context_add(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext W_prepack, "
+                "Tensor residual, Scalar? output_min=None, Scalar? output_max=None) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_context_add", run_conv2d_context_add);
 TVK_REGISTER_OP("vulkan_prepack::create_tconv2d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
                 "int[2] output_padding, int[2] dilation, int groups, Scalar? output_min=None, "
                 "Scalar? output_max=None) -> __torch__.torch.classes.vulkan.Conv2dPackedContext",

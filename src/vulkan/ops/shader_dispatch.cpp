@@ -1,10 +1,17 @@
 #include "vulkan/ops/shader_dispatch.h"
 
+#include <algorithm>
 #include <cstdint>
+
+#include "ops/registry.h"
 
 namespace tvk::vulkan {
 
-void launch(const ShaderLaunch& l, std::initializer_list<Tensor> tensors, const void* params,
+bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format) {
+  return Buffer::texel_view_fits(Context::get()->device(), storage_of(t).buffer().bytes(), format);
+}
+
+void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const void* params,
             uint32_t params_bytes) {
   if (l.global[0] == 0 || l.global[1] == 0 || l.global[2] == 0) return;
   Context& ctx = *Context::get();
@@ -12,12 +19,21 @@ void launch(const ShaderLaunch& l, std::initializer_list<Tensor> tensors, const 
   const Pipeline& pipeline = ctx.pipelines().get(key);
   std::vector<BufferBinding> bindings;
   bindings.reserve(tensors.size());
-  for (const Tensor& t : tensors) bindings.push_back({storage_of(t).buffer().handle(), 0, VK_WHOLE_SIZE});
+  for (const Binding& b : tensors) {
+    const Buffer& buffer = storage_of(b.tensor).buffer();
+    bindings.push_back({buffer.handle(), buffer.offset(), std::max<VkDeviceSize>(buffer.bytes(), 4),
+                        b.texel ? buffer.texel_view(b.format) : VK_NULL_HANDLE});
+  }
   std::array<uint32_t, 3> groups;
   for (int i = 0; i < 3; ++i) groups[i] = (l.global[i] + l.local[i] - 1) / l.local[i];
   CommandStream& stream = ctx.stream();
-  stream.dispatch(pipeline, bindings, params, params_bytes, groups);
-  for (const Tensor& t : tensors) stream.keep_alive(t.storage());
+  const ops::OpEntry* op = ops::current_op();
+  stream.dispatch(pipeline, bindings, params, params_bytes, groups, op ? op->schema.name.c_str() : nullptr);
+  // A capture's arena outlives what it recorded, and its ranges may be reused once a tensor
+  // dies (that is its memory plan); everything else must live as long as the work.
+  const bool capturing = CommandStream::current_capture() != nullptr;
+  for (const Binding& b : tensors)
+    if (!capturing || !storage_of(b.tensor).buffer().in_arena()) stream.keep_alive(b.tensor.storage());
 }
 
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x) {

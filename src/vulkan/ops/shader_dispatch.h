@@ -19,14 +19,30 @@ struct ShaderLaunch {
   std::vector<uint32_t> constants;                // specialisation constants 3..
 };
 
+// How a kernel binds a tensor: as a storage buffer (the default), or through a uniform texel
+// buffer view (`samplerBuffer` in GLSL) of one float (R32) or four floats (RGBA32) per texel.
+// Texel reads are gathered in SIMD on lavapipe, where storage-buffer reads inside loops are
+// made one invocation at a time, and go through the texture cache on GPUs.
+struct Binding {
+  Binding(Tensor t) : tensor(std::move(t)) {}  // NOLINT: tensors bind as storage buffers
+  Binding(Tensor t, Buffer::TexelFormat f) : tensor(std::move(t)), texel(true), format(f) {}
+  Tensor tensor;
+  bool texel = false;
+  Buffer::TexelFormat format = Buffer::TexelFormat::R32;
+};
+inline Binding texels1(Tensor t) { return Binding(std::move(t), Buffer::TexelFormat::R32); }
+inline Binding texels4(Tensor t) { return Binding(std::move(t), Buffer::TexelFormat::RGBA32); }
+// Whether `t` (a float32 Vulkan tensor) can be bound as texels of `format` on this device.
+bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format);
+
 // Records the dispatch; does nothing when the global size is empty.
-void launch(const ShaderLaunch& launch, std::initializer_list<Tensor> tensors, const void* params,
+void launch(const ShaderLaunch& launch, std::initializer_list<Binding> bindings, const void* params,
             uint32_t params_bytes);
 
 template <typename Params>
-void launch(const ShaderLaunch& l, std::initializer_list<Tensor> tensors, const Params& params) {
+void launch(const ShaderLaunch& l, std::initializer_list<Binding> bindings, const Params& params) {
   static_assert(sizeof(Params) <= kMaxPushConstantBytes, "push constants too large");
-  launch(l, tensors, &params, sizeof(Params));
+  launch(l, bindings, &params, sizeof(Params));
 }
 
 // A work-group shape for a 3-D launch: up to 8 x 8 in x and y, the rest of 64 in z, shrunk

@@ -1,0 +1,123 @@
+// Convolution as a register-tiled GEMM over NCHW: each invocation computes 4 output pixels of
+// one row x 8 output channels (32 accumulators). A work group covers pixels of one 8-channel
+// block, so all its invocations read the same weights, and each input value read feeds 8
+// multiply-adds. Weights come packed by conv2d_pack.glsl ([block][K][8] then the bias) and
+// are read as RGBA32 texels: one texel is 4 output channels of one tap. Inputs are read as
+// texels too (RGBA32 = 4 pixels when FLAT, else R32), never with branches: an index outside
+// the image is clamped and its value replaced by 0, so lavapipe runs the loops without masks.
+// Kernel size, stride and dilation are specialisation constants so the tap loops unroll.
+// FLAT = 1: 1x1, stride 1, no padding and H*W % 4 == 0, so 4 pixels are one texel.
+// ALIGNED = 1: out_w % 4 == 0, so each row of 4 outputs is stored as one vec4.
+// HAS_RESIDUAL = 1: a tensor of the output's shape is added before the clamp (conv + add + relu
+// in one pass).
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const int KH = 1;
+layout(constant_id = 4) const int KW = 1;
+layout(constant_id = 5) const int SH = 1;
+layout(constant_id = 6) const int SW = 1;
+layout(constant_id = 7) const int DH = 1;
+layout(constant_id = 8) const int DW = 1;
+layout(constant_id = 9) const int FLAT = 0;
+layout(constant_id = 10) const int HAS_RESIDUAL = 0;
+layout(constant_id = 11) const int ALIGNED = 0;  // out_w % 4 == 0: a row of 4 outputs is one vec4
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
+layout(binding = 1) uniform samplerBuffer x;         // RGBA32 texels when FLAT, else R32
+layout(binding = 2) uniform samplerBuffer w;         // RGBA32 texels
+layout(binding = 3) uniform samplerBuffer residual;  // as x; the input stands in without one
+layout(push_constant) uniform Params {
+  int in_w, in_h, in_c, batch;
+  int out_w, out_h, out_c, blocks;
+  int pad_w, pad_h, in_c_per_group, out_c_per_group;
+  float out_min, out_max;
+};
+
+// Row span of input one invocation reads per tap row: 4 outputs, KW taps.
+const int SPAN = 3 * SW + (KW - 1) * DW + 1;
+
+void main() {
+  int lane = int(gl_GlobalInvocationID.x);
+  int n = int(gl_WorkGroupID.z) / blocks;
+  int block = int(gl_WorkGroupID.z) % blocks;
+  int oc0 = block * 8;
+  int ic0 = (oc0 / out_c_per_group) * in_c_per_group;
+  int k_size = in_c_per_group * KH * KW;
+  int wbase = block * k_size * 2;
+  int out_plane = out_h * out_w;
+
+  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+  vec4 acc4 = vec4(0.0), acc5 = vec4(0.0), acc6 = vec4(0.0), acc7 = vec4(0.0);
+
+  int oy = 0, ox0 = 0;
+  bool live;
+  if (FLAT == 1) {
+    int plane4 = out_plane / 4;
+    live = lane < plane4;
+    int xi = (n * in_c + ic0) * plane4 + min(lane, plane4 - 1);
+    for (int ic = 0; ic < in_c_per_group; ++ic) {
+      vec4 v = texelFetch(x, xi + ic * plane4);
+      vec4 wl = texelFetch(w, wbase + ic * 2), wh = texelFetch(w, wbase + ic * 2 + 1);
+      acc0 += v * wl.x; acc1 += v * wl.y; acc2 += v * wl.z; acc3 += v * wl.w;
+      acc4 += v * wh.x; acc5 += v * wh.y; acc6 += v * wh.z; acc7 += v * wh.w;
+    }
+  } else {
+    int quads = (out_w + 3) / 4;
+    live = lane < out_h * quads;
+    int l = min(lane, out_h * quads - 1);
+    oy = l / quads;
+    ox0 = (l % quads) * 4;
+    int ix0 = ox0 * SW - pad_w;
+    for (int ic = 0; ic < in_c_per_group; ++ic) {
+      int in_base = (n * in_c + ic0 + ic) * in_h * in_w;
+      for (int ky = 0; ky < KH; ++ky) {
+        int iy = oy * SH - pad_h + ky * DH;
+        bool row_ok = iy >= 0 && iy < in_h;
+        int rb = in_base + clamp(iy, 0, in_h - 1) * in_w;
+        float row[SPAN];
+        for (int s = 0; s < SPAN; ++s) {
+          int ix = ix0 + s;
+          float v = texelFetch(x, rb + clamp(ix, 0, in_w - 1)).r;
+          row[s] = (row_ok && ix >= 0 && ix < in_w) ? v : 0.0;
+        }
+        for (int kx = 0; kx < KW; ++kx) {
+          vec4 v = vec4(row[kx * DW], row[kx * DW + SW], row[kx * DW + 2 * SW], row[kx * DW + 3 * SW]);
+          int wk = wbase + ((ic * KH + ky) * KW + kx) * 2;
+          vec4 wl = texelFetch(w, wk), wh = texelFetch(w, wk + 1);
+          acc0 += v * wl.x; acc1 += v * wl.y; acc2 += v * wl.z; acc3 += v * wl.w;
+          acc4 += v * wh.x; acc5 += v * wh.y; acc6 += v * wh.z; acc7 += v * wh.w;
+        }
+      }
+    }
+  }
+  if (!live) return;
+
+  int bias4 = blocks * k_size * 2 + block * 2;
+  vec4 bl = texelFetch(w, bias4), bh = texelFetch(w, bias4 + 1);
+  vec4 acc[8] = vec4[8](acc0 + bl.x, acc1 + bl.y, acc2 + bl.z, acc3 + bl.w, acc4 + bh.x, acc5 + bh.y, acc6 + bh.z,
+                        acc7 + bh.w);
+  int channels = min(8, out_c - oc0);
+  for (int j = 0; j < channels; ++j) {
+    vec4 v = acc[j];
+    int o = (n * out_c + oc0 + j) * out_plane;
+    if (FLAT == 1) {
+      int o4 = o / 4 + lane;
+      if (HAS_RESIDUAL == 1) v += texelFetch(residual, o4);
+      y4[o4] = clamp(v, out_min, out_max);
+    } else if (ALIGNED == 1) {
+      int o4 = (o + oy * out_w + ox0) / 4;
+      if (HAS_RESIDUAL == 1) v += vec4(texelFetch(residual, o4 * 4).r, texelFetch(residual, o4 * 4 + 1).r,
+                                       texelFetch(residual, o4 * 4 + 2).r, texelFetch(residual, o4 * 4 + 3).r);
+      y4[o4] = clamp(v, out_min, out_max);
+    } else {
+      o += oy * out_w + ox0;
+      for (int i = 0; i < 4; ++i) {
+        if (ox0 + i >= out_w) break;
+        float s = v[i];
+        if (HAS_RESIDUAL == 1) s += texelFetch(residual, o + i).r;
+        y[o + i] = clamp(s, out_min, out_max);
+      }
+    }
+  }
+}

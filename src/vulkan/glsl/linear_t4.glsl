@@ -1,0 +1,31 @@
+// Linear layer y = x W^T + b for packed weights: W^T padded to a multiple of 4 output columns
+// and read as RGBA32 texels ([K][N/4], the bias after them), so each invocation computes 4
+// outputs of one row with one input read and one weight texel per step of K. A work group
+// covers one row (z), so the input read is the same for all its invocations.
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(binding = 1) uniform samplerBuffer x;  // R32: [rows][inner]
+layout(binding = 2) uniform samplerBuffer w;  // RGBA32: [inner][cols4], then [cols4] bias
+layout(push_constant) uniform Params {
+  int rows, inner, cols, cols4;
+  float out_min, out_max;
+};
+
+void main() {
+  int n4 = int(gl_GlobalInvocationID.x);
+  int m = int(gl_WorkGroupID.z);
+  bool live = n4 < cols4;
+  int c = min(n4, cols4 - 1);
+  vec4 acc = texelFetch(w, inner * cols4 + c);  // the bias
+  int xb = m * inner;
+  for (int k = 0; k < inner; ++k) acc += texelFetch(x, xb + k).r * texelFetch(w, k * cols4 + c);
+  if (!live) return;
+  acc = clamp(acc, out_min, out_max);
+  int o = m * cols + n4 * 4;
+  for (int i = 0; i < 4; ++i) {
+    if (n4 * 4 + i >= cols) break;
+    y[o + i] = acc[i];
+  }
+}
