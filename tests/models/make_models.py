@@ -46,6 +46,20 @@ class ControlFlow(torch.nn.Module):
         return total, parts
 
 
+class DataDependent(torch.nn.Module):
+    """Host control flow on a tensor's value: on Vulkan the model reads a result back mid-run."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        if float(y.mean()) > 0.0:
+            return torch.relu(y)
+        return y * 2.0
+
+
 def build(name, small):
     classes = 100 if small else 1000
     tv = torchvision.models
@@ -57,6 +71,8 @@ def build(name, small):
         return tv.squeezenet1_1(num_classes=classes)
     if name == "control_flow":
         return ControlFlow()
+    if name == "data_dependent":
+        return DataDependent()
     raise SystemExit("unknown model " + name)
 
 
@@ -85,7 +101,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
-    parser.add_argument("--only", default="mobilenet_v2,resnet18,squeezenet1_1,control_flow")
+    parser.add_argument("--only", default="mobilenet_v2,resnet18,squeezenet1_1,control_flow,data_dependent")
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
@@ -93,7 +109,7 @@ def main():
     for name in args.only.split(","):
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
-        size = 64 if name == "control_flow" else 224
+        size = 64 if name in ("control_flow", "data_dependent") else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
         with torch.no_grad():
@@ -108,7 +124,7 @@ def main():
                 with torch.no_grad():
                     np.save(os.path.join(args.out_dir, "%s_expected%d_0.npy" % (name, other)), model(y).numpy())
         for mode in args.modes.split(","):
-            if mode == "trace" and name == "control_flow":
+            if mode == "trace" and name in ("control_flow", "data_dependent"):
                 continue  # tracing would drop the control flow under test
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))

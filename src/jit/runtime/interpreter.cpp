@@ -235,6 +235,9 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
     if (dot != std::string::npos) op_name = path.substr(4, dot - 4) + "::" + path.substr(dot + 1);
   } else if (path.rfind("torch.nn.functional.", 0) == 0 || path.rfind("torch._C._nn.", 0) == 0) {
     op_name = "aten::" + path.substr(path.rfind('.') + 1);
+  } else if (path == "float" || path == "int") {
+    // float(t) / int(t) of a tensor being frozen: the op TorchScript itself emits for them.
+    op_name = path == "float" ? "aten::Float" : "aten::Int";
   }
   if (op_name.empty()) fail_at(loc, "unknown function " + path);
   try {

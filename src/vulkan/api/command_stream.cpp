@@ -268,6 +268,27 @@ void CommandStream::submit_locked() {
   VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, batch.fence));
   ++submits_;
   in_flight_.push_back(std::move(current_));
+  retire_locked();
+}
+
+void CommandStream::retire_locked() {
+  // Batches the GPU has finished give back what they kept alive now, not at the next
+  // synchronize(), so a loop that never reads results back runs in bounded memory; past
+  // kMaxInFlight batches the oldest is waited for.
+  while (!in_flight_.empty()) {
+    Batch& oldest = *in_flight_.front();
+    if (in_flight_.size() > kMaxInFlight) {
+      wait_locked(oldest);
+    } else {
+      const VkResult r = vkGetFenceStatus(device_.handle(), oldest.fence);
+      if (r == VK_NOT_READY) break;
+      if (r != VK_SUCCESS) throw_vk_error(r, "vkGetFenceStatus", __FILE__, __LINE__);
+    }
+    std::unique_ptr<Batch> batch = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    recycle(*batch);
+    spare_.push_back(std::move(batch));
+  }
 }
 
 void CommandStream::collect_profile(Batch& batch) {

@@ -88,6 +88,7 @@ class Capture {
 class CommandStream {
  public:
   static constexpr uint32_t kDispatchesPerBatch = 128;
+  static constexpr size_t kMaxInFlight = 4;  // submitted batches before the oldest is waited for
   static constexpr uint32_t kTimestampQueries = 256;
 
   explicit CommandStream(const Device& device);
@@ -146,6 +147,7 @@ class CommandStream {
   // A read-back while capturing: runs what was captured, marks it broken, goes on eagerly.
   void break_capture();
   void submit_locked();
+  void retire_locked();
   void wait_locked(Batch& batch);
   void recycle(Batch& batch);
   void collect_profile(Batch& batch);

@@ -10,6 +10,9 @@
 // ALIGNED = 1: out_w % 4 == 0, so each row of 4 outputs is stored as one vec4.
 // HAS_RESIDUAL = 1: a tensor of the output's shape is added before the clamp (conv + add + relu
 // in one pass).
+// KSPLIT > 1 (GPUs, where one invocation per tile leaves most of the chip idle on small
+// layers): the work group's y dimension splits the input channels, and the partial sums meet in
+// shared memory. The work group then has gl_WorkGroupSize.x pixel quads x KSPLIT slices.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 1;
@@ -21,6 +24,10 @@ layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int FLAT = 0;
 layout(constant_id = 10) const int HAS_RESIDUAL = 0;
 layout(constant_id = 11) const int ALIGNED = 0;  // out_w % 4 == 0: a row of 4 outputs is one vec4
+layout(constant_id = 12) const int KSPLIT = 1;
+
+const int kMaxInvocations = 128;  // x * y of the work group (checked by the host)
+shared vec4 partial[kMaxInvocations * 8];
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
@@ -39,6 +46,7 @@ const int SPAN = 3 * SW + (KW - 1) * DW + 1;
 
 void main() {
   int lane = int(gl_GlobalInvocationID.x);
+  int slice = int(gl_LocalInvocationID.y);
   int n = int(gl_WorkGroupID.z) / blocks;
   int block = int(gl_WorkGroupID.z) % blocks;
   int oc0 = block * 8;
@@ -56,7 +64,7 @@ void main() {
     int plane4 = out_plane / 4;
     live = lane < plane4;
     int xi = (n * in_c + ic0) * plane4 + min(lane, plane4 - 1);
-    for (int ic = 0; ic < in_c_per_group; ++ic) {
+    for (int ic = slice; ic < in_c_per_group; ic += KSPLIT) {
       vec4 v = texelFetch(x, xi + ic * plane4);
       vec4 wl = texelFetch(w, wbase + ic * 2), wh = texelFetch(w, wbase + ic * 2 + 1);
       acc0 += v * wl.x; acc1 += v * wl.y; acc2 += v * wl.z; acc3 += v * wl.w;
@@ -69,7 +77,7 @@ void main() {
     oy = l / quads;
     ox0 = (l % quads) * 4;
     int ix0 = ox0 * SW - pad_w;
-    for (int ic = 0; ic < in_c_per_group; ++ic) {
+    for (int ic = slice; ic < in_c_per_group; ic += KSPLIT) {
       int in_base = (n * in_c + ic0 + ic) * in_h * in_w;
       for (int ky = 0; ky < KH; ++ky) {
         int iy = oy * SH - pad_h + ky * DH;
@@ -89,6 +97,18 @@ void main() {
           acc4 += v * wh.x; acc5 += v * wh.y; acc6 += v * wh.z; acc7 += v * wh.w;
         }
       }
+    }
+  }
+  if (KSPLIT > 1) {
+    int me = (slice * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)) * 8;
+    partial[me] = acc0; partial[me + 1] = acc1; partial[me + 2] = acc2; partial[me + 3] = acc3;
+    partial[me + 4] = acc4; partial[me + 5] = acc5; partial[me + 6] = acc6; partial[me + 7] = acc7;
+    barrier();
+    if (slice != 0) return;
+    for (int s = 1; s < KSPLIT; ++s) {
+      int other = (s * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)) * 8;
+      acc0 += partial[other]; acc1 += partial[other + 1]; acc2 += partial[other + 2]; acc3 += partial[other + 3];
+      acc4 += partial[other + 4]; acc5 += partial[other + 5]; acc6 += partial[other + 6]; acc7 += partial[other + 7];
     }
   }
   if (!live) return;

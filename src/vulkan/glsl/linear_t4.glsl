@@ -1,9 +1,14 @@
 // Linear layer y = x W^T + b for packed weights: W^T padded to a multiple of 4 output columns
 // and read as RGBA32 texels ([K][N/4], the bias after them), so each invocation computes 4
 // outputs of one row with one input read and one weight texel per step of K. A work group
-// covers one row (z), so the input read is the same for all its invocations.
+// covers one row (z), so the input read is the same for all its invocations. KSPLIT > 1 (GPUs):
+// the work group's y dimension splits K, partial sums meet in shared memory.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(constant_id = 3) const int KSPLIT = 1;
+const int kMaxInvocations = 256;  // x * y of the work group (checked by the host)
+shared vec4 partial[kMaxInvocations];
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(binding = 1) uniform samplerBuffer x;  // R32: [rows][inner]
@@ -18,9 +23,16 @@ void main() {
   int m = int(gl_WorkGroupID.z);
   bool live = n4 < cols4;
   int c = min(n4, cols4 - 1);
-  vec4 acc = texelFetch(w, inner * cols4 + c);  // the bias
+  int slice = int(gl_LocalInvocationID.y);
+  vec4 acc = slice == 0 ? texelFetch(w, inner * cols4 + c) : vec4(0.0);  // the bias, once
   int xb = m * inner;
-  for (int k = 0; k < inner; ++k) acc += texelFetch(x, xb + k).r * texelFetch(w, k * cols4 + c);
+  for (int k = slice; k < inner; k += KSPLIT) acc += texelFetch(x, xb + k).r * texelFetch(w, k * cols4 + c);
+  if (KSPLIT > 1) {
+    partial[slice * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)] = acc;
+    barrier();
+    if (slice != 0) return;
+    for (int s = 1; s < KSPLIT; ++s) acc += partial[s * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)];
+  }
   if (!live) return;
   acc = clamp(acc, out_min, out_max);
   int o = m * cols + n4 * 4;

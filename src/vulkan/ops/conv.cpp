@@ -4,6 +4,7 @@
 // costs one pass over the weights; vulkan_prepack contexts pack them once.
 #include "vulkan/ops/conv.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "ops/registry.h"
@@ -135,13 +136,19 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                        i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
                        i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
                        i32(p.out_channels_per_group()), out_min, out_max};
+      constexpr uint32_t kMaxInvocations = 128;  // conv2d_oc8.glsl's shared partial sums
+      const uint32_t split = reduction_split(lanes * blocks * p.batch, p.in_channels_per_group(), 32, 8);
       ShaderLaunch l;
       l.shader = "conv2d_oc8";
       l.local = lane_group(u32(op, lanes));
-      l.global = {u32(op, lanes), 1, u32(op, p.batch * blocks)};
-      l.local[2] = 1;
+      if (split > 1) {
+        l.local[0] = std::min<uint32_t>(64, kMaxInvocations / split);
+        while (l.local[0] > 1 && l.local[0] / 2 >= lanes) l.local[0] /= 2;
+      }
+      l.local[1] = split;
+      l.global = {u32(op, lanes), split, u32(op, p.batch * blocks)};
       l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
-                     p.out_w % 4 == 0 ? 1u : 0u};
+                     p.out_w % 4 == 0 ? 1u : 0u, split};
       const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
       TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
                 ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");

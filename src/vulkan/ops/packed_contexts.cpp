@@ -244,8 +244,11 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
   l.shader = "linear_t4";
   uint32_t local = 8;
   while (local < 64 && local < cols4) local *= 2;
-  l.local = {local, 1, 1};
-  l.global = {static_cast<uint32_t>(cols4), 1, static_cast<uint32_t>(to_i32(op, rows))};
+  constexpr uint32_t kMaxInvocations = 256;  // linear_t4.glsl's shared partial sums
+  const uint32_t split = reduction_split(cols4 * rows, ctx.in, kMaxInvocations / local, 32);
+  l.local = {local, split, 1};
+  l.global = {static_cast<uint32_t>(cols4), split, static_cast<uint32_t>(to_i32(op, rows))};
+  l.constants = {split};
   if (rows == 0) return out;
   if (ctx.in == 0) {  // an empty sum: every row is the bias
     Tensor rows_of_bias = zeros(out_sizes);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 #include "ops/registry.h"
 
@@ -34,6 +35,31 @@ void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const
   const bool capturing = CommandStream::current_capture() != nullptr;
   for (const Binding& b : tensors)
     if (!capturing || !storage_of(b.tensor).buffer().in_arena()) stream.keep_alive(b.tensor.storage());
+}
+
+uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int64_t min_per_slice) {
+  // TVK_REDUCTION_SPLIT=N forces a split (a power of two, capped by max_split and k), so the
+  // GPU path is tested on lavapipe too.
+  static const uint32_t forced = [] {
+    const char* v = std::getenv("TVK_REDUCTION_SPLIT");
+    const long n = v ? std::strtol(v, nullptr, 10) : 0;
+    uint32_t p = 0;
+    if (n >= 1) for (p = 1; p * 2 <= static_cast<uint32_t>(std::min(n, 256L));) p *= 2;
+    return p;
+  }();
+  if (forced) {
+    uint32_t split = std::min(forced, max_split);
+    while (split > 1 && k < split) split /= 2;
+    return split;
+  }
+  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
+  if (dev.type == VK_PHYSICAL_DEVICE_TYPE_CPU) return 1;
+  // Enough invocations for every core of a large GPU (132 SMs x 1024 on an H200) to hide its
+  // memory latency; measured there, splitting until this many ran fastest.
+  constexpr int64_t kFill = 131072;
+  uint32_t split = 1;
+  while (split < max_split && invocations * split < kFill && k / (int64_t{split} * 2) >= min_per_slice) split *= 2;
+  return split;
 }
 
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x) {

@@ -53,6 +53,11 @@ inline ShaderLaunch grid_launch(std::string shader, std::array<uint32_t, 3> glob
                                 std::vector<uint32_t> constants = {}) {
   return ShaderLaunch{std::move(shader), global, local_size_for(global), std::move(constants)};
 }
+// How many ways to split a reduction of length `k` (over the y dimension of a work group) so
+// that `invocations` x split reaches what fills the device: 1 on CPU devices (lavapipe), whose
+// few cores are busy already; on GPUs up to `max_split`, keeping at least `min_per_slice`
+// terms per slice.
+uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int64_t min_per_slice = 16);
 // A 1-D launch over `n` elements, folded into y when x would exceed the group-count limit.
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x = 64);
 

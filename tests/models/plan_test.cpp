@@ -1,0 +1,182 @@
+// Planned execution (jit/runtime/graph_executor.h): a module loaded for Vulkan records each
+// input signature once and replays it. Replays must give what op-by-op runs give, for new
+// data, for alternating signatures and from several threads at once; what cannot be recorded
+// falls back to op-by-op runs.
+#include <filesystem>
+#include <thread>
+
+#include "io/npy.h"
+#include "jit/runtime/graph_executor.h"
+#include "jit/serialization/import.h"
+#include "support/test_support.h"
+#include "tvk/optimize.h"
+#include "tvk/vulkan_info.h"
+
+using namespace tvk;
+using namespace tvk::jit;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string models_dir() { return testing_support::env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
+
+#define NEED_MODELS_AND_VULKAN()                                                        \
+  do {                                                                                  \
+    TVK_NEED_VULKAN();                                                                  \
+    if (models_dir().empty()) {                                                         \
+      if (testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set";    \
+      GTEST_SKIP() << "TVK_MODELS_DIR is not set (run through ctest)";                  \
+    }                                                                                   \
+  } while (0)
+
+double relative_diff(const Tensor& got, const Tensor& expected) {
+  return testing_support::max_abs_diff(got, expected) / testing_support::max_abs(expected);
+}
+
+Tensor run(Module& m, const Tensor& x) {
+  std::vector<IValue> in;
+  in.emplace_back(x);
+  return m.forward(std::move(in)).toTensor();
+}
+
+// The optimized mobilenet_v2, saved and loaded back for Vulkan, as users run it.
+std::string optimized_mobilenet() {
+  static const std::string path = [] {
+    MobileOptimizerOptions o;
+    o.backend = MobileBackend::Vulkan;
+    const std::string out = (fs::temp_directory_path() / ("tvk_plan_test_" + std::to_string(::getpid()) + ".pt")).string();
+    optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), o).save(out);
+    return out;
+  }();
+  return path;
+}
+
+ExecutionStats stats_of(Module& m) {
+  auto& graphs = m.state()->graphs;
+  auto it = graphs.find("forward");
+  return it == graphs.end() ? ExecutionStats{} : it->second->stats();
+}
+
+}  // namespace
+
+TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignatures) {
+  NEED_MODELS_AND_VULKAN();
+  if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
+  Module m = load(optimized_mobilenet(), Device::Vulkan);
+  const std::string dir = models_dir();
+  const Tensor a = io::read_npy(dir + "/mobilenet_v2_input.npy");
+  const Tensor a_expected = io::read_npy(dir + "/mobilenet_v2_expected0.npy");
+  const Tensor small = io::read_npy(dir + "/mobilenet_v2_input160.npy");
+  const Tensor small_expected = io::read_npy(dir + "/mobilenet_v2_expected160_0.npy");
+  const Tensor large = io::read_npy(dir + "/mobilenet_v2_input256.npy");
+  const Tensor large_expected = io::read_npy(dir + "/mobilenet_v2_expected256_0.npy");
+  // New data in the same signature: torch has no file for it, so the reference is the same
+  // model run op by op on the CPU.
+  Tensor b = zeros(a.sizes());
+  for (int64_t i = 0; i < b.numel(); ++i) b.data<float>()[i] = 1.0f - a.data<float>()[i] * 0.5f;
+  Module reference = load(dir + "/mobilenet_v2_script.pt");
+  const Tensor b_expected = run(reference, b);
+
+  const std::vector<std::pair<const Tensor*, const Tensor*>> calls = {
+      {&a, &a_expected}, {&a, &a_expected}, {&b, &b_expected}, {&small, &small_expected},
+      {&a, &a_expected}, {&large, &large_expected}, {&b, &b_expected}, {&small, &small_expected}};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Tensor out = run(m, *calls[i].first);
+    EXPECT_EQ(out.device(), Device::CPU);
+    EXPECT_LE(relative_diff(out, *calls[i].second), 1e-4) << "call " << i;
+  }
+  const ExecutionStats s = stats_of(m);
+  EXPECT_EQ(s.plans_built, 3u) << "one recording per input size";
+  EXPECT_EQ(s.replays, calls.size() - 3) << "every later call replays";
+  EXPECT_EQ(s.eager_runs, 0u) << s.last_fallback;
+}
+
+TEST(PlannedExecution, OneModuleFromFourThreadsGivesTheSingleThreadedResult) {
+  NEED_MODELS_AND_VULKAN();
+  // The contract (docs/architecture.md): Module::forward may be called from several threads at
+  // once; calls with one input signature take turns on its recording.
+  Module m = load(optimized_mobilenet(), Device::Vulkan);
+  const Tensor a = io::read_npy(models_dir() + "/mobilenet_v2_input.npy");
+  const Tensor small = io::read_npy(models_dir() + "/mobilenet_v2_input160.npy");
+  const Tensor a_once = run(m, a);
+  const Tensor small_once = run(m, small);
+  constexpr int kThreads = 4, kCalls = 4;
+  std::vector<double> worst(kThreads, 0.0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int i = 0; i < kCalls; ++i) {
+          const bool use_small = (t + i) % 2 == 1;
+          const Tensor out = run(m, use_small ? small : a);
+          worst[t] = std::max(worst[t], testing_support::max_abs_diff(out, use_small ? small_once : a_once));
+        }
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_EQ(worst[t], 0.0) << "thread " << t << ": replays must be bit-identical";
+  }
+}
+
+TEST(PlannedExecution, OpByOpRunsMatchReplays) {
+  NEED_MODELS_AND_VULKAN();
+  Module m = load(optimized_mobilenet(), Device::Vulkan);
+  const Tensor a = io::read_npy(models_dir() + "/mobilenet_v2_input.npy");
+  const Tensor replayed = run(m, a);
+  // Profiling turns recordings off (every dispatch is timed), so this call runs op by op.
+  vulkan_set_profiling(true);
+  const Tensor eager = run(m, a);
+  const auto profile = vulkan_take_profile();
+  vulkan_set_profiling(false);
+  EXPECT_LE(relative_diff(eager, replayed), 1e-6);
+  ASSERT_FALSE(profile.empty());
+  bool saw_conv = false;
+  for (const OpGpuTime& op : profile) saw_conv |= op.op.find("conv2d") != std::string::npos && op.dispatches > 0;
+  EXPECT_TRUE(saw_conv) << "the profile names the convolutions";
+}
+
+TEST(PlannedExecution, AModelThatReadsResultsBackFallsBackToOpByOp) {
+  NEED_MODELS_AND_VULKAN();
+  if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
+  // `if float(y.mean()) > 0` reads a device result on the host while the model runs.
+  const std::string path = models_dir() + "/data_dependent_script.pt";
+  Module m = load(path, Device::Vulkan);
+  const Tensor x = io::read_npy(models_dir() + "/data_dependent_input.npy");
+  const Tensor expected = io::read_npy(models_dir() + "/data_dependent_expected0.npy");
+  Tensor negated = zeros(x.sizes());
+  for (int64_t i = 0; i < x.numel(); ++i) negated.data<float>()[i] = -x.data<float>()[i];
+  Module cpu = load(path);
+  const Tensor negated_expected = run(cpu, negated);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_LE(relative_diff(run(m, x), expected), 1e-4) << "call " << i;
+    EXPECT_LE(relative_diff(run(m, negated), negated_expected), 1e-4) << "call " << i;
+  }
+  const ExecutionStats s = stats_of(m);
+  EXPECT_EQ(s.plans_built, 0u);
+  EXPECT_EQ(s.replays, 0u);
+  EXPECT_EQ(s.eager_runs, 4u);
+  EXPECT_NE(s.last_fallback.find("reads device results back"), std::string::npos) << s.last_fallback;
+}
+
+TEST(CommandStream, FinishedBatchesAreRetiredWithoutReadingBack) {
+  TVK_NEED_VULKAN();
+  // A loop that keeps its results on the GPU: memory must stay bounded (batches retired by
+  // polling their fences), not grow until the next read-back.
+  Tensor x = rand({256, 256}, 3).vulkan();
+  vulkan_synchronize();
+  const uint64_t before = vulkan_counters().used_bytes;
+  uint64_t most = 0;
+  for (int i = 0; i < 3000; ++i) {
+    x = relu(x);
+    if (i % 100 == 0) most = std::max(most, vulkan_counters().used_bytes);
+  }
+  const uint64_t tensor = 256 * 256 * 4;
+  EXPECT_LT(most - before, 8 * 128 * tensor) << "at most a few batches of tensors may be held";
+  vulkan_synchronize();
+}
