@@ -37,9 +37,10 @@ VulkanInfo vulkan_info();
 struct VulkanCounters {
   uint64_t dispatches = 0;       // since start
   uint64_t submits = 0;          // since start
-  uint64_t used_bytes = 0;       // device memory handed out to tensors and staging now
+  // Device memory of every pool (the context's and the recordings' arenas):
+  uint64_t used_bytes = 0;       // handed out to tensors and staging now
   uint64_t peak_used_bytes = 0;  // the most handed out at once since vulkan_reset_peak_memory()
-  uint64_t reserved_bytes = 0;   // in VkDeviceMemory blocks
+  uint64_t reserved_bytes = 0;   // in VkDeviceMemory blocks (an arena keeps its blocks)
 };
 VulkanCounters vulkan_counters();
 void vulkan_reset_peak_memory();

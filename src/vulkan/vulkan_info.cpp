@@ -68,7 +68,7 @@ VulkanCounters vulkan_counters() {
   if (!ctx) return c;
   c.dispatches = ctx->stream().dispatches();
   c.submits = ctx->stream().submits();
-  const vulkan::MemoryStats m = ctx->memory().stats();
+  const vulkan::MemoryStats m = vulkan::MemoryPool::process_stats();  // capture arenas included
   c.used_bytes = m.used_bytes;
   c.peak_used_bytes = m.peak_used_bytes;
   c.reserved_bytes = m.reserved_bytes;
@@ -76,7 +76,7 @@ VulkanCounters vulkan_counters() {
 }
 
 void vulkan_reset_peak_memory() {
-  if (auto ctx = live_context()) ctx->memory().reset_peak();
+  if (live_context()) vulkan::MemoryPool::reset_process_peak();
 }
 
 void vulkan_synchronize() {

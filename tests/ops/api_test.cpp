@@ -93,3 +93,16 @@ TEST(OpsApi, InvalidInputsThrow) {
     EXPECT_NE(std::string(e.what()).find("aten::conv2d"), std::string::npos) << e.what();
   }
 }
+
+TEST(OpsApi, ConvolutionOutputLargerThanOneStorageBindingIsWrittenInParts) {
+  TVK_NEED_VULKAN();
+  // 3 x 16 x 1024 x 768 floats = 151 MB of output, past lavapipe's 128 MiB maxStorageBufferRange:
+  // the tiled kernel writes it in chunks of whole images (vulkan/ops/conv.cpp).
+  const Tensor x = randn({3, 4, 1024, 768}, 7);
+  const Tensor w = randn({16, 4, 1, 1}, 8);
+  const Tensor b = randn({16}, 9);
+  const Tensor expected = conv2d(x, w, b);
+  const Tensor got = conv2d(x.vulkan(), w.vulkan(), b.vulkan()).cpu();
+  EXPECT_EQ(got.sizes(), expected.sizes());
+  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+}

@@ -358,11 +358,12 @@ int cmd_bench(int argc, char** argv) {
     std::printf("{\"model\": %s, \"device\": \"%s\", \"precision\": \"%s\", \"batch\": %d, \"iterations\": %d, "
                 "\"warmup\": %d, \"load_ms\": %.3f, \"first_ms\": %.3f, \"min_ms\": %.4f, \"median_ms\": %.4f, "
                 "\"mean_ms\": %.4f, \"p90_ms\": %.4f, \"max_ms\": %.4f, \"throughput_per_s\": %.2f, "
-                "\"peak_device_bytes\": %llu, \"dispatches_per_inference\": %.1f, \"submits_per_inference\": %.1f, "
+                "\"peak_device_bytes\": %llu, \"reserved_device_bytes\": %llu, \"dispatches_per_inference\": %.1f, \"submits_per_inference\": %.1f, "
                 "\"gpu_ms\": %.4f, \"host_ms\": %.4f",
                 json_string(args.model()).c_str(), to_string(device), precision.c_str(), batch, iterations, warmup,
                 load_ms, first_ms, sorted.front(), median, sum / iterations, percentile(sorted, 0.9), sorted.back(),
                 1000.0 * batch * iterations / loop_ms, static_cast<unsigned long long>(peak.peak_used_bytes),
+                static_cast<unsigned long long>(peak.reserved_bytes),
                 dispatches, submits, gpu_ms, host_ms);
     if (args.has("--profile")) {
       std::printf(", \"profile\": [");
@@ -379,8 +380,9 @@ int cmd_bench(int argc, char** argv) {
                 percentile(sorted, 0.9), iterations, warmup, load_ms, first_ms);
     if (vulkan)
       std::printf("  %.0f dispatches and %.1f submits per inference, GPU %.3f ms, host %.3f ms, peak device memory "
-                  "%.1f MiB\n",
-                  dispatches, submits, gpu_ms, host_ms, static_cast<double>(peak.peak_used_bytes) / (1 << 20));
+                  "%.1f MiB (%.1f MiB reserved)\n",
+                  dispatches, submits, gpu_ms, host_ms, static_cast<double>(peak.peak_used_bytes) / (1 << 20),
+                  static_cast<double>(peak.reserved_bytes) / (1 << 20));
     if (args.has("--profile")) {
       std::printf("  GPU time per inference by op (mean of %d profiled runs):\n", profiled);
       for (const tvk::OpGpuTime& op : ops)

@@ -8,11 +8,8 @@ namespace tvk::vulkan {
 
 Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, MemoryUsage usage)
     : device_(&device), pool_(&pool), bytes_(bytes) {
-  // Kernels bind a tensor as one storage buffer; beyond this range the device cannot.
-  const VkDeviceSize max_range = device.physical().limits.maxStorageBufferRange;
-  if (usage == MemoryUsage::DeviceTensor && bytes > max_range)
-    throw OutOfMemoryError(detail::concat("a Vulkan tensor of ", bytes, " bytes exceeds this device's largest storage "
-                                          "buffer (maxStorageBufferRange = ", max_range, " bytes)"));
+  // A tensor may exceed maxStorageBufferRange: kernels read it through texel views, or bind it
+  // in parts, and a kernel that needs it whole as a storage buffer says so (shader_dispatch).
   auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   info.size = std::max<VkDeviceSize>(bytes, 16);  // Vulkan forbids empty buffers
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
@@ -32,10 +29,6 @@ Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, Memor
 
 Buffer::Buffer(const Device& device, MemoryPool& arena, VkDeviceSize bytes)
     : device_(&device), pool_(&arena), bytes_(bytes), owns_buffer_(false) {
-  const VkDeviceSize max_range = device.physical().limits.maxStorageBufferRange;
-  if (bytes > max_range)
-    throw OutOfMemoryError(detail::concat("a Vulkan tensor of ", bytes, " bytes exceeds this device's largest storage "
-                                          "buffer (maxStorageBufferRange = ", max_range, " bytes)"));
   allocation_ = arena.allocate_range(bytes);
   buffer_ = allocation_.block->buffer;
   offset_ = allocation_.offset;

@@ -1,12 +1,36 @@
 #include "vulkan/api/memory_pool.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "tvk/error.h"
 
 namespace tvk::vulkan {
 
+namespace {
+// All pools of the process together (the context's and every capture arena): what benchmarks
+// report as device memory.
+std::atomic<uint64_t> g_used{0}, g_peak{0}, g_reserved{0};
+
+void add_used(uint64_t bytes) {
+  const uint64_t now = g_used.fetch_add(bytes) + bytes;
+  uint64_t peak = g_peak.load();
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
+  }
+}
+}  // namespace
+
 MemoryPool::MemoryPool(const Device& device) : device_(device) {}
+
+MemoryStats MemoryPool::process_stats() {
+  MemoryStats s;
+  s.used_bytes = g_used.load();
+  s.peak_used_bytes = g_peak.load();
+  s.reserved_bytes = g_reserved.load();
+  return s;
+}
+
+void MemoryPool::reset_process_peak() { g_peak.store(g_used.load()); }
 
 namespace {
 constexpr VkBufferUsageFlags kTensorBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -47,7 +71,9 @@ void MemoryPool::retire_view(VkBufferView view) {
 
 MemoryPool::~MemoryPool() {
   for (VkBufferView v : retired_views_) vkDestroyBufferView(device_.handle(), v, nullptr);
+  g_used.fetch_sub(used_);
   for (auto& block : blocks_) {
+    g_reserved.fetch_sub(block->size);
     if (block->buffer) vkDestroyBuffer(device_.handle(), block->buffer, nullptr);
     if (block->mapped) vkUnmapMemory(device_.handle(), block->memory);
     vkFreeMemory(device_.handle(), block->memory, nullptr);
@@ -128,6 +154,7 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
       throw_vk_error(r, "vkCreateBuffer (arena block)", __FILE__, __LINE__);
     }
   }
+  g_reserved.fetch_add(size);
   blocks_.push_back(std::move(block));
   return blocks_.back().get();
 }
@@ -170,6 +197,7 @@ void MemoryPool::free(const Allocation& a) {
   (void)inserted;
   block.used -= a.size;
   used_ -= a.size;
+  g_used.fetch_sub(a.size);
   // Coalesce with the next and previous free ranges.
   auto next = std::next(it);
   if (next != block.free_ranges.end() && it->first + it->second == next->first) {
@@ -191,6 +219,7 @@ void MemoryPool::free(const Allocation& a) {
     if (same_type > 1) {
       if (block.mapped) vkUnmapMemory(device_.handle(), block.memory);
       vkFreeMemory(device_.handle(), block.memory, nullptr);
+      g_reserved.fetch_sub(block.size);
       blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(), [&](const auto& b) { return b.get() == &block; }));
     }
   }
@@ -214,6 +243,7 @@ MemoryStats MemoryPool::stats_locked() const {
 }
 
 void MemoryPool::note_used(VkDeviceSize size) {
+  add_used(size);
   used_ += size;
   peak_used_ = std::max(peak_used_, used_);
 }

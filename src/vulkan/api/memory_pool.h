@@ -48,7 +48,7 @@ struct MemoryStats {
 class MemoryPool {
  public:
   static constexpr VkDeviceSize kBlockSize = VkDeviceSize{64} << 20;
-  static constexpr VkDeviceSize kArenaBlockSize = VkDeviceSize{16} << 20;
+  static constexpr VkDeviceSize kArenaBlockSize = VkDeviceSize{8} << 20;
 
   explicit MemoryPool(const Device& device);
   // An arena: each block is one VkBuffer that tensors take ranges of (allocate_range), and
@@ -71,6 +71,9 @@ class MemoryPool {
   void free(const Allocation& allocation);
   MemoryStats stats() const;
   void reset_peak();
+  // Every pool of the process together: used, peak used since reset_process_peak(), reserved.
+  static MemoryStats process_stats();
+  static void reset_process_peak();
 
  private:
   std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUsage usage) const;

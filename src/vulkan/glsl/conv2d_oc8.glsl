@@ -39,6 +39,10 @@ layout(push_constant) uniform Params {
   int out_w, out_h, out_c, blocks;
   int pad_w, pad_h, in_c_per_group, out_c_per_group;
   float out_min, out_max;
+  // The first image of this dispatch: an output larger than one storage-buffer binding may hold
+  // is written in batch chunks, each binding its part of the output (indices below are
+  // relative to it), while inputs and the residual are read whole through texel views.
+  int batch_base;
 };
 
 // Row span of input one invocation reads per tap row: 4 outputs, KW taps.
@@ -63,7 +67,7 @@ void main() {
   if (FLAT == 1) {
     int plane4 = out_plane / 4;
     live = lane < plane4;
-    int xi = (n * in_c + ic0) * plane4 + min(lane, plane4 - 1);
+    int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(lane, plane4 - 1);
     for (int ic = slice; ic < in_c_per_group; ic += KSPLIT) {
       vec4 v = texelFetch(x, xi + ic * plane4);
       vec4 wl = texelFetch(w, wbase + ic * 2), wh = texelFetch(w, wbase + ic * 2 + 1);
@@ -78,7 +82,7 @@ void main() {
     ox0 = (l % quads) * 4;
     int ix0 = ox0 * SW - pad_w;
     for (int ic = slice; ic < in_c_per_group; ic += KSPLIT) {
-      int in_base = (n * in_c + ic0 + ic) * in_h * in_w;
+      int in_base = ((n + batch_base) * in_c + ic0 + ic) * in_h * in_w;
       for (int ky = 0; ky < KH; ++ky) {
         int iy = oy * SH - pad_h + ky * DH;
         bool row_ok = iy >= 0 && iy < in_h;
@@ -118,24 +122,26 @@ void main() {
   vec4 acc[8] = vec4[8](acc0 + bl.x, acc1 + bl.y, acc2 + bl.z, acc3 + bl.w, acc4 + bh.x, acc5 + bh.y, acc6 + bh.z,
                         acc7 + bh.w);
   int channels = min(8, out_c - oc0);
+  int r_base = batch_base * out_c * out_plane;  // the residual is bound whole
   for (int j = 0; j < channels; ++j) {
     vec4 v = acc[j];
     int o = (n * out_c + oc0 + j) * out_plane;
     if (FLAT == 1) {
       int o4 = o / 4 + lane;
-      if (HAS_RESIDUAL == 1) v += texelFetch(residual, o4);
+      if (HAS_RESIDUAL == 1) v += texelFetch(residual, r_base / 4 + o4);
       y4[o4] = clamp(v, out_min, out_max);
     } else if (ALIGNED == 1) {
       int o4 = (o + oy * out_w + ox0) / 4;
-      if (HAS_RESIDUAL == 1) v += vec4(texelFetch(residual, o4 * 4).r, texelFetch(residual, o4 * 4 + 1).r,
-                                       texelFetch(residual, o4 * 4 + 2).r, texelFetch(residual, o4 * 4 + 3).r);
+      int r = r_base + o4 * 4;
+      if (HAS_RESIDUAL == 1) v += vec4(texelFetch(residual, r).r, texelFetch(residual, r + 1).r,
+                                       texelFetch(residual, r + 2).r, texelFetch(residual, r + 3).r);
       y4[o4] = clamp(v, out_min, out_max);
     } else {
       o += oy * out_w + ox0;
       for (int i = 0; i < 4; ++i) {
         if (ox0 + i >= out_w) break;
         float s = v[i];
-        if (HAS_RESIDUAL == 1) s += texelFetch(residual, o + i).r;
+        if (HAS_RESIDUAL == 1) s += texelFetch(residual, r_base + o + i).r;
         y[o + i] = clamp(s, out_min, out_max);
       }
     }

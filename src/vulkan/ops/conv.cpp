@@ -31,6 +31,7 @@ struct Oc8Params {
   int32_t out_w, out_h, out_c, blocks;
   int32_t pad_w, pad_h, in_c_per_group, out_c_per_group;
   float out_min, out_max;
+  int32_t batch_base;
 };
 
 // Must match conv2d_dw.glsl.
@@ -135,7 +136,7 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       Oc8Params params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
                        i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
                        i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
-                       i32(p.out_channels_per_group()), out_min, out_max};
+                       i32(p.out_channels_per_group()), out_min, out_max, 0};
       constexpr uint32_t kMaxInvocations = 128;  // conv2d_oc8.glsl's shared partial sums
       const uint32_t split = reduction_split(lanes * blocks * p.batch, p.in_channels_per_group(), 32, 8);
       ShaderLaunch l;
@@ -152,8 +153,30 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
       TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
                 ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
-      launch(l, {out, Binding(input, format), texels4(w.weight), Binding(residual.defined() ? residual : input, format)},
-             params);
+      // An output larger than one storage binding is written in chunks of whole images, each
+      // dispatch binding its own part (the inputs are read through texel views, whole).
+      const VkDeviceSize image_bytes = static_cast<VkDeviceSize>(p.out_channels * plane) * sizeof(float);
+      const VkDeviceSize alignment = Context::get()->device().physical().limits.minStorageBufferOffsetAlignment;
+      int64_t chunk = p.batch;
+      if (image_bytes * static_cast<VkDeviceSize>(p.batch) > max_storage_binding()) {
+        chunk = std::max<int64_t>(1, static_cast<int64_t>(max_storage_binding() / std::max<VkDeviceSize>(image_bytes, 1)));
+        TVK_CHECK(image_bytes <= max_storage_binding() && (chunk == p.batch || image_bytes % alignment == 0), op,
+                  ": one output image of ", image_bytes, " bytes exceeds this device's largest storage buffer (",
+                  max_storage_binding(), " bytes)");
+      }
+      for (int64_t n0 = 0; n0 < p.batch; n0 += chunk) {
+        const int64_t count = std::min(chunk, p.batch - n0);
+        params.batch_base = i32(n0);
+        params.batch = i32(count);
+        l.global[2] = u32(op, count * blocks);
+        Binding part(out);
+        if (chunk != p.batch) {
+          part.byte_offset = static_cast<VkDeviceSize>(n0) * image_bytes;
+          part.byte_size = static_cast<VkDeviceSize>(count) * image_bytes;
+        }
+        launch(l, {part, Binding(input, format), texels4(w.weight), Binding(residual.defined() ? residual : input, format)},
+               params);
+      }
       return out;
     }
     case ConvKernel::Depthwise: {

@@ -8,6 +8,8 @@
 
 namespace tvk::vulkan {
 
+VkDeviceSize max_storage_binding() { return Context::get()->device().physical().limits.maxStorageBufferRange; }
+
 bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format) {
   return Buffer::texel_view_fits(Context::get()->device(), storage_of(t).buffer().bytes(), format);
 }
@@ -20,10 +22,23 @@ void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const
   const Pipeline& pipeline = ctx.pipelines().get(key);
   std::vector<BufferBinding> bindings;
   bindings.reserve(tensors.size());
+  const VkDeviceSize max_range = ctx.device().physical().limits.maxStorageBufferRange;
   for (const Binding& b : tensors) {
     const Buffer& buffer = storage_of(b.tensor).buffer();
-    bindings.push_back({buffer.handle(), buffer.offset(), std::max<VkDeviceSize>(buffer.bytes(), 4),
-                        b.texel ? buffer.texel_view(b.format) : VK_NULL_HANDLE});
+    if (b.texel) {
+      bindings.push_back({buffer.handle(), buffer.offset(), buffer.bytes(), buffer.texel_view(b.format)});
+      continue;
+    }
+    const VkDeviceSize size = b.byte_size ? b.byte_size : std::max<VkDeviceSize>(buffer.bytes(), 4);
+    TVK_CHECK(b.byte_offset + size <= std::max<VkDeviceSize>(buffer.bytes(), 4), "shader ", l.shader,
+              ": binding range past the end of its tensor");
+    if (size > max_range) {
+      const ops::OpEntry* op = ops::current_op();
+      throw OutOfMemoryError(detail::concat(op ? op->schema.name : l.shader, ": a Vulkan tensor of ", size,
+                                            " bytes exceeds this device's largest storage buffer "
+                                            "(maxStorageBufferRange = ", max_range, " bytes)"));
+    }
+    bindings.push_back({buffer.handle(), buffer.offset() + b.byte_offset, size, VK_NULL_HANDLE});
   }
   std::array<uint32_t, 3> groups;
   for (int i = 0; i < 3; ++i) groups[i] = (l.global[i] + l.local[i] - 1) / l.local[i];

@@ -29,7 +29,12 @@ struct Binding {
   Tensor tensor;
   bool texel = false;
   Buffer::TexelFormat format = Buffer::TexelFormat::R32;
+  // Storage bindings: a byte range of the tensor (size 0: all of it), for kernels that split
+  // work over parts of a tensor larger than one binding may hold (maxStorageBufferRange).
+  VkDeviceSize byte_offset = 0, byte_size = 0;
 };
+// Bytes of one storage binding this device allows.
+VkDeviceSize max_storage_binding();
 inline Binding texels1(Tensor t) { return Binding(std::move(t), Buffer::TexelFormat::R32); }
 inline Binding texels4(Tensor t) { return Binding(std::move(t), Buffer::TexelFormat::RGBA32); }
 // Whether `t` (a float32 Vulkan tensor) can be bound as texels of `format` on this device.
