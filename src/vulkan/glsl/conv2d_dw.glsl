@@ -4,7 +4,9 @@
 // and output row that uses it. Input and weights are R32 texels, read without branches
 // (clamped index, value replaced by 0 outside the image). Kernel size, stride and dilation are
 // specialisation constants, so all tap loops unroll. ALIGNED = 1 (out_w % 4 == 0) stores each
-// output row of the tile as one vec4.
+// output row of the tile as one vec4. VEC_IN = 1 (in_w % 4 == 0): the input is bound as RGBA32
+// texels and a row span is read 4 values per fetch; the span starts SHIFT = (-pad_w) mod 4
+// values into its first texel, the same for every invocation.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 3;
@@ -14,10 +16,12 @@ layout(constant_id = 6) const int SW = 1;
 layout(constant_id = 7) const int DH = 1;
 layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int ALIGNED = 0;
+layout(constant_id = 10) const int VEC_IN = 0;
+layout(constant_id = 11) const int SHIFT = 0;
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
-layout(binding = 1) uniform samplerBuffer x;
+layout(binding = 1) uniform samplerBuffer x;  // R32, or RGBA32 when VEC_IN
 layout(binding = 2) uniform samplerBuffer w;
 layout(binding = 3) uniform samplerBuffer b;  // the weight stands in when has_bias = 0
 layout(push_constant) uniform Params {
@@ -27,9 +31,10 @@ layout(push_constant) uniform Params {
   float out_min, out_max;
 };
 
-const int ROWS = 2;                                  // output rows per invocation
+const int ROWS = 4;                                  // output rows per invocation
 const int SPAN = 3 * SW + (KW - 1) * DW + 1;         // input columns per row read
 const int IN_ROWS = (ROWS - 1) * SH + (KH - 1) * DH + 1;  // input rows per invocation
+const int TEXELS = (SHIFT + SPAN + 3) / 4;           // RGBA32 texels per row span (VEC_IN)
 
 void main() {
   int lane = int(gl_GlobalInvocationID.x);
@@ -54,10 +59,23 @@ void main() {
     bool row_ok = iy >= 0 && iy < in_h;
     int rb = in_base + clamp(iy, 0, in_h - 1) * in_w;
     float row[SPAN];
-    for (int s = 0; s < SPAN; ++s) {
-      int ix = ix0 + s;
-      float v = texelFetch(x, rb + clamp(ix, 0, in_w - 1)).r;
-      row[s] = (row_ok && ix >= 0 && ix < in_w) ? v : 0.0;
+    if (VEC_IN == 1) {
+      int t0 = (ix0 - SHIFT) / 4;  // exact: ix0 - SHIFT is a multiple of 4
+      int row_texels = in_w / 4;
+      float vals[TEXELS * 4];
+      for (int j = 0; j < TEXELS; ++j) {
+        int t = t0 + j;
+        vec4 v = texelFetch(x, rb / 4 + clamp(t, 0, row_texels - 1));
+        bool ok = row_ok && t >= 0 && t < row_texels;
+        for (int e = 0; e < 4; ++e) vals[j * 4 + e] = ok ? v[e] : 0.0;
+      }
+      for (int s = 0; s < SPAN; ++s) row[s] = vals[SHIFT + s];
+    } else {
+      for (int s = 0; s < SPAN; ++s) {
+        int ix = ix0 + s;
+        float v = texelFetch(x, rb + clamp(ix, 0, in_w - 1)).r;
+        row[s] = (row_ok && ix >= 0 && ix < in_w) ? v : 0.0;
+      }
     }
     for (int r = 0; r < ROWS; ++r)
       for (int ky = 0; ky < KH; ++ky)

@@ -184,16 +184,23 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       DepthwiseParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
                              i32(p.out_w), i32(p.out_h), i32(p.padding[1]), i32(p.padding[0]),
                              w.bias.defined() ? 1 : 0, out_min, out_max};
-      constexpr int64_t kRows = 2;  // output rows per invocation, as in conv2d_dw.glsl
+      constexpr int64_t kRows = 4;  // output rows per invocation, as in conv2d_dw.glsl
       const int64_t lanes = (p.out_h + kRows - 1) / kRows * ((p.out_w + 3) / 4);
       ShaderLaunch l;
       l.shader = "conv2d_dw";
       l.local = lane_group(u32(op, lanes));
       l.global = {u32(op, lanes), 1, u32(op, p.batch * p.in_channels)};
-      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u};
-      TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32), op, ": the input ", input.shape_string(),
+      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u, 0u, 0u};
+      // Rows of a multiple of 4 values are read 4 per fetch (conv2d_dw.glsl's VEC_IN).
+      const bool vec_in = p.in_w % 4 == 0;
+      const auto format = vec_in ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
+      const auto shift = static_cast<uint32_t>(((-p.padding[1]) % 4 + 4) % 4);
+      TVK_CHECK(texel_view_fits(input, format), op, ": the input ", input.shape_string(),
                 " exceeds this device's texel buffer limit");
-      launch(l, {out, texels1(input), texels1(w.weight), texels1(w.bias.defined() ? w.bias : w.weight)}, params);
+      l.constants[7] = vec_in ? 1u : 0u;
+      l.constants[8] = shift;
+      launch(l, {out, Binding(input, format), texels1(w.weight), texels1(w.bias.defined() ? w.bias : w.weight)},
+             params);
       return out;
     }
     case ConvKernel::Direct:
