@@ -9,6 +9,7 @@
 #include "jit/runtime/graph_executor.h"
 #include "jit/serialization/import.h"
 #include "jit/serialization/zip_reader.h"
+#include "model_support.h"
 #include "support/test_support.h"
 #include "tvk/optimize.h"
 
@@ -17,25 +18,9 @@ using namespace tvk::jit;
 
 namespace {
 
-std::string models_dir() { return testing_support::env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
-
-#define NEED_MODELS()                                                                   \
-  do {                                                                                  \
-    if (models_dir().empty()) {                                                         \
-      if (testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set";    \
-      GTEST_SKIP() << "TVK_MODELS_DIR is not set (run through ctest)";                  \
-    }                                                                                   \
-  } while (0)
-
-double relative_diff(const Tensor& got, const Tensor& expected) {
-  return testing_support::max_abs_diff(got, expected) / testing_support::max_abs(expected);
-}
-
-Tensor run(Module& m, const Tensor& x) {
-  std::vector<IValue> in;
-  in.emplace_back(x);
-  return m.forward(std::move(in)).toTensor();
-}
+using testing_support::models_dir;
+using testing_support::relative_diff;
+using testing_support::run;
 
 Tensor run_graph(const Graph& g, const Tensor& x) {
   // A copy of the graph is not needed: GraphExecutor only reads it.
@@ -134,7 +119,7 @@ struct OptimizeCase {
 class OptimizedModelMatchesTorch : public ::testing::TestWithParam<OptimizeCase> {};
 
 TEST_P(OptimizedModelMatchesTorch, OnVulkan) {
-  NEED_MODELS();
+  TVK_NEED_MODELS();
   TVK_NEED_VULKAN();
   const OptimizeCase& c = GetParam();
   const std::string base = models_dir() + "/" + c.model;
@@ -167,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch,
                          optimize_case_name);
 
 TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropout) {
-  NEED_MODELS();
+  TVK_NEED_MODELS();
   TVK_NEED_VULKAN();
   Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), vulkan_options());
   const std::string path = ::testing::TempDir() + "mobilenet2-vulkan.pt";
@@ -199,7 +184,7 @@ TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropou
 }
 
 TEST(OptimizeForMobile, AcceptsOtherInputSizesAndKeepsTheRankCheck) {
-  NEED_MODELS();
+  TVK_NEED_MODELS();
   TVK_NEED_VULKAN();
   Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), vulkan_options());
   for (int size : {160, 256}) {
@@ -217,7 +202,7 @@ TEST(OptimizeForMobile, AcceptsOtherInputSizesAndKeepsTheRankCheck) {
 }
 
 TEST(OptimizeForMobile, BlocklistedTransfersTakeAndGiveVulkanTensors) {
-  NEED_MODELS();
+  TVK_NEED_MODELS();
   TVK_NEED_VULKAN();
   MobileOptimizerOptions options = vulkan_options();
   options.optimization_blocklist.insert(parse_mobile_optimizer_type("VULKAN_AUTOMATIC_GPU_TRANSFER"));
@@ -243,7 +228,7 @@ TEST(OptimizeForMobile, BlocklistedTransfersTakeAndGiveVulkanTensors) {
 }
 
 TEST(OptimizeForMobile, CpuBackendFoldsAndRunsOnTheCpu) {
-  NEED_MODELS();
+  TVK_NEED_MODELS();
   MobileOptimizerOptions options;  // backend CPU, as PyTorch's default
   OptimizationReport report;
   Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), options, &report);

@@ -8,6 +8,7 @@
 #include "io/npy.h"
 #include "jit/runtime/graph_executor.h"
 #include "jit/serialization/import.h"
+#include "model_support.h"
 #include "support/test_support.h"
 #include "tvk/optimize.h"
 #include "tvk/vulkan_info.h"
@@ -18,26 +19,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string models_dir() { return testing_support::env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
+using testing_support::models_dir;
+using testing_support::relative_diff;
+using testing_support::run;
 
-#define NEED_MODELS_AND_VULKAN()                                                        \
-  do {                                                                                  \
-    TVK_NEED_VULKAN();                                                                  \
-    if (models_dir().empty()) {                                                         \
-      if (testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set";    \
-      GTEST_SKIP() << "TVK_MODELS_DIR is not set (run through ctest)";                  \
-    }                                                                                   \
+#define NEED_MODELS_AND_VULKAN() \
+  do {                           \
+    TVK_NEED_VULKAN();           \
+    TVK_NEED_MODELS();           \
   } while (0)
-
-double relative_diff(const Tensor& got, const Tensor& expected) {
-  return testing_support::max_abs_diff(got, expected) / testing_support::max_abs(expected);
-}
-
-Tensor run(Module& m, const Tensor& x) {
-  std::vector<IValue> in;
-  in.emplace_back(x);
-  return m.forward(std::move(in)).toTensor();
-}
 
 // The optimized mobilenet_v2, saved and loaded back for Vulkan, as users run it.
 std::string optimized_mobilenet() {

@@ -171,6 +171,15 @@ def generate(torch, c):
         c.add("aten::div.Scalar", x, 3.0)
         c.add("aten::dropout", x, 0.2, False)
         c.add("aten::feature_dropout", x, 0.5, False)
+        # In-place forms (PyTorch's Vulkan suite tests them; models such as mobilenet_v3 call them).
+        c.add("aten::clamp_", x, -0.5, 1.25)
+        c.add("aten::clamp_", x, None, 0.3)
+        c.add("aten::add_.Scalar", x, 2.5, -0.5)
+        c.add("aten::sub_.Scalar", x, 1.5, 2)
+        c.add("aten::mul_.Scalar", x, -1.75)
+        c.add("aten::div_.Scalar", x, 3.0)
+        c.add("aten::dropout_", x, 0.2, False)
+        c.add("aten::feature_dropout_", x, 0.5, False)
     binary_shapes = [((2, 3, 5, 7), (2, 3, 5, 7)), ((2, 3, 5, 7), (7,)), ((2, 3, 5, 7), (3, 1, 1)), ((1, 5), (4, 1)),
                      ((), (3, 3)), ((6,), ()), ((2, 1, 4), (1, 3, 1)), ((0, 2), (2,)), ((1, 13, 9, 11), (1, 13, 1, 1)),
                      ((5, 1), (5, 1))]
@@ -183,8 +192,13 @@ def generate(torch, c):
         out_shape = torch.broadcast_shapes(sa, sb)
         if tuple(out_shape) == tuple(sa):
             c.add("aten::add_.Tensor", a, b, 1.5)
+            c.add("aten::sub_.Tensor", a, b, 2)
+            c.add("aten::mul_.Tensor", a, b)
+            c.add("aten::div_.Tensor", a, b.abs() + 0.5)
     c.error("aten::add.Tensor", r(2, 3), r(4))
     c.error("aten::add_.Tensor", r(3), r(2, 3))
+    c.error("aten::mul_.Tensor", r(3), r(2, 3))  # the result would not fit self
+    c.error("aten::clamp_", r(3), None, None)
     c.error("aten::clamp", r(3), None, None)
     c.error("aten::gelu", r(3), "fast")
 

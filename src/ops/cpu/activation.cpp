@@ -29,6 +29,14 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar
   const float hi = max ? static_cast<float>(*max) : std::numeric_limits<float>::infinity();
   return map_float(self, [lo, hi](float x) { return clampf(x, lo, hi); });
 }
+Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_float("aten::clamp_", self);
+  TVK_CHECK(min || max, "aten::clamp_: at least one of 'min' or 'max' must not be None");
+  const float lo = min ? static_cast<float>(*min) : -std::numeric_limits<float>::infinity();
+  const float hi = max ? static_cast<float>(*max) : std::numeric_limits<float>::infinity();
+  apply_float(self, [lo, hi](float x) { return clampf(x, lo, hi); });
+  return self;
+}
 Tensor hardtanh(const Tensor& self, Scalar min_val, Scalar max_val) {
   check_float("aten::hardtanh", self);
   const float lo = static_cast<float>(min_val), hi = static_cast<float>(max_val);
@@ -80,6 +88,7 @@ Tensor gelu(const Tensor& self, std::string approximate) {
 TVK_REGISTER_OP("aten::relu(Tensor self) -> Tensor", relu);
 TVK_REGISTER_OP("aten::relu_(Tensor(a!) self) -> Tensor(a!)", relu_);
 TVK_REGISTER_OP("aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clamp);
+TVK_REGISTER_OP("aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", clamp_);
 TVK_REGISTER_OP("aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", hardtanh);
 TVK_REGISTER_OP("aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh_);
 

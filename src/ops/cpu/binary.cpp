@@ -68,6 +68,30 @@ Tensor div_scalar(const Tensor& self, Scalar other) {
   return map_float(self, [v](float x) { return x / v; });
 }
 
+// In-place forms: the result is computed as by the out-of-place op and written back into
+// `self` (which may be a strided view), after checking it keeps self's shape.
+Tensor sub_inplace(const Tensor& self, const Tensor& other, Scalar alpha) {
+  return assign_in_place("aten::sub_", self, sub_tensor(self, other, alpha));
+}
+Tensor mul_inplace(const Tensor& self, const Tensor& other) {
+  return assign_in_place("aten::mul_", self, mul_tensor(self, other));
+}
+Tensor div_inplace(const Tensor& self, const Tensor& other) {
+  return assign_in_place("aten::div_", self, div_tensor(self, other));
+}
+Tensor add_scalar_inplace(const Tensor& self, Scalar other, Scalar alpha) {
+  return assign_in_place("aten::add_", self, add_scalar(self, other, alpha));
+}
+Tensor sub_scalar_inplace(const Tensor& self, Scalar other, Scalar alpha) {
+  return assign_in_place("aten::sub_", self, sub_scalar(self, other, alpha));
+}
+Tensor mul_scalar_inplace(const Tensor& self, Scalar other) {
+  return assign_in_place("aten::mul_", self, mul_scalar(self, other));
+}
+Tensor div_scalar_inplace(const Tensor& self, Scalar other) {
+  return assign_in_place("aten::div_", self, div_scalar(self, other));
+}
+
 }  // namespace
 
 TVK_REGISTER_OP("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", add_tensor);
@@ -79,5 +103,12 @@ TVK_REGISTER_OP("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", mul_ten
 TVK_REGISTER_OP("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", mul_scalar);
 TVK_REGISTER_OP("aten::div.Tensor(Tensor self, Tensor other) -> Tensor", div_tensor);
 TVK_REGISTER_OP("aten::div.Scalar(Tensor self, Scalar other) -> Tensor", div_scalar);
+TVK_REGISTER_OP("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub_inplace);
+TVK_REGISTER_OP("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", mul_inplace);
+TVK_REGISTER_OP("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", div_inplace);
+TVK_REGISTER_OP("aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", add_scalar_inplace);
+TVK_REGISTER_OP("aten::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", sub_scalar_inplace);
+TVK_REGISTER_OP("aten::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", mul_scalar_inplace);
+TVK_REGISTER_OP("aten::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", div_scalar_inplace);
 
 }  // namespace tvk::ops::cpu

@@ -1,4 +1,5 @@
-// dropout and feature_dropout: tvk runs inference, where both are the identity (train=False).
+// dropout and feature_dropout (and their in-place forms): tvk runs inference, where all are the
+// identity (train=False).
 // The same kernel serves the Vulkan backend, since it touches no data.
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -16,10 +17,17 @@ Tensor dropout(const Tensor& input, double p, bool train) { return dropout_impl(
 Tensor feature_dropout(const Tensor& input, double p, bool train) {
   return dropout_impl("aten::feature_dropout", input, p, train);
 }
+Tensor dropout_(const Tensor& input, double p, bool train) { return dropout_impl("aten::dropout_", input, p, train); }
+Tensor feature_dropout_(const Tensor& input, double p, bool train) {
+  return dropout_impl("aten::feature_dropout_", input, p, train);
+}
 
 }  // namespace
 
 TVK_REGISTER_OP_ANY_DEVICE("aten::dropout(Tensor input, float p, bool train) -> Tensor", dropout);
 TVK_REGISTER_OP_ANY_DEVICE("aten::feature_dropout(Tensor input, float p, bool train) -> Tensor", feature_dropout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", dropout_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
+                           feature_dropout_);
 
 }  // namespace tvk::ops::cpu

@@ -45,15 +45,25 @@ Tensor binary(const char* op, BinaryOp code, const Tensor& a, const Tensor& b, f
 Tensor add_tensor(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
   return binary("aten::add", kAdd, self, other, static_cast<float>(alpha));
 }
-Tensor add_inplace(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
-  check_vulkan_float("aten::add_", self, "self");
-  check_vulkan_float("aten::add_", other, "other");
-  const IntList sizes = ops::broadcast_shapes("aten::add_", self.sizes(), other.sizes());
-  TVK_CHECK(sizes == self.sizes(), "aten::add_: output of shape ", shape_string(sizes),
+// self op= other: the result must keep self's shape (other broadcasts into it).
+Tensor binary_inplace(const char* op, BinaryOp code, const Tensor& self, const Tensor& other, float alpha) {
+  check_vulkan_float(op, self, "self");
+  check_vulkan_float(op, other, "other");
+  const IntList sizes = ops::broadcast_shapes(op, self.sizes(), other.sizes());
+  TVK_CHECK(sizes == self.sizes(), op, ": output of shape ", shape_string(sizes),
             " does not match the in-place target ", self.shape_string());
-  run_binary("aten::add_", kAdd, self, self, other, static_cast<float>(alpha));
+  run_binary(op, code, self, self, other, alpha);
   return self;
 }
+
+Tensor add_inplace(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
+  return binary_inplace("aten::add_", kAdd, self, other, static_cast<float>(alpha));
+}
+Tensor sub_inplace(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
+  return binary_inplace("aten::sub_", kSub, self, other, static_cast<float>(alpha));
+}
+Tensor mul_inplace(const Tensor& self, const Tensor& other) { return binary_inplace("aten::mul_", kMul, self, other, 1.f); }
+Tensor div_inplace(const Tensor& self, const Tensor& other) { return binary_inplace("aten::div_", kDiv, self, other, 1.f); }
 Tensor sub_tensor(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
   return binary("aten::sub", kSub, self, other, static_cast<float>(alpha));
 }
@@ -67,5 +77,8 @@ TVK_REGISTER_VULKAN_KERNEL("aten::add_.Tensor", add_inplace);
 TVK_REGISTER_VULKAN_KERNEL("aten::sub.Tensor", sub_tensor);
 TVK_REGISTER_VULKAN_KERNEL("aten::mul.Tensor", mul_tensor);
 TVK_REGISTER_VULKAN_KERNEL("aten::div.Tensor", div_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::sub_.Tensor", sub_inplace);
+TVK_REGISTER_VULKAN_KERNEL("aten::mul_.Tensor", mul_inplace);
+TVK_REGISTER_VULKAN_KERNEL("aten::div_.Tensor", div_inplace);
 
 }  // namespace tvk::vulkan

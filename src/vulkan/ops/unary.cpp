@@ -56,6 +56,23 @@ Tensor mul_scalar(const Tensor& self, ops::Scalar other) {
 Tensor div_scalar(const Tensor& self, ops::Scalar other) {
   return unary("aten::div", kMulScalar, self, false, static_cast<float>(1.0 / other));
 }
+Tensor add_scalar_(const Tensor& self, ops::Scalar other, ops::Scalar alpha) {
+  return unary("aten::add_", kAddScalar, self, true, static_cast<float>(other), static_cast<float>(alpha));
+}
+Tensor sub_scalar_(const Tensor& self, ops::Scalar other, ops::Scalar alpha) {
+  return unary("aten::sub_", kAddScalar, self, true, static_cast<float>(other), static_cast<float>(-alpha));
+}
+Tensor mul_scalar_(const Tensor& self, ops::Scalar other) {
+  return unary("aten::mul_", kMulScalar, self, true, static_cast<float>(other));
+}
+Tensor div_scalar_(const Tensor& self, ops::Scalar other) {
+  return unary("aten::div_", kMulScalar, self, true, static_cast<float>(1.0 / other));
+}
+Tensor clamp_(const Tensor& self, std::optional<ops::Scalar> min, std::optional<ops::Scalar> max) {
+  TVK_CHECK(min || max, "aten::clamp_: at least one of 'min' or 'max' must not be None");
+  return unary("aten::clamp_", kClamp, self, true, min ? static_cast<float>(*min) : -kInf,
+               max ? static_cast<float>(*max) : kInf);
+}
 
 // One pointwise function, as an op and its in-place form.
 #define TVK_VULKAN_POINTWISE(name, code)                                                  \
@@ -86,6 +103,11 @@ TVK_REGISTER_VULKAN_KERNEL("aten::add.Scalar", add_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::sub.Scalar", sub_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::mul.Scalar", mul_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::div.Scalar", div_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::add_.Scalar", add_scalar_);
+TVK_REGISTER_VULKAN_KERNEL("aten::sub_.Scalar", sub_scalar_);
+TVK_REGISTER_VULKAN_KERNEL("aten::mul_.Scalar", mul_scalar_);
+TVK_REGISTER_VULKAN_KERNEL("aten::div_.Scalar", div_scalar_);
+TVK_REGISTER_VULKAN_KERNEL("aten::clamp_", clamp_);
 
 TVK_REGISTER_VULKAN_KERNEL("aten::relu6", relu6);
 TVK_REGISTER_VULKAN_KERNEL("aten::relu6_", relu6_);

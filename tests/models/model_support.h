@@ -1,0 +1,36 @@
+// Helpers shared by the model tests: where the torch-made models are, and how outputs compare.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+#include "tvk/module.h"
+
+namespace tvk::testing_support {
+
+// The folder the `models_generate` fixture fills (TVK_MODELS_DIR overrides it).
+inline std::string models_dir() { return env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
+
+// max |got - expected| / max |expected|.
+inline double relative_diff(const Tensor& got, const Tensor& expected) {
+  return max_abs_diff(got, expected) / max_abs(expected);
+}
+
+// forward(x) of a single-tensor model.
+inline Tensor run(jit::Module& m, const Tensor& x) {
+  std::vector<IValue> in;
+  in.emplace_back(x);
+  return m.forward(std::move(in)).toTensor();
+}
+
+}  // namespace tvk::testing_support
+
+// Skips (or fails, under TVK_REQUIRE_VULKAN) when the model folder is unknown.
+#define TVK_NEED_MODELS()                                                                            \
+  do {                                                                                               \
+    if (::tvk::testing_support::models_dir().empty()) {                                              \
+      if (::tvk::testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set";          \
+      GTEST_SKIP() << "TVK_MODELS_DIR is not set (run through ctest)";                               \
+    }                                                                                                \
+  } while (0)
