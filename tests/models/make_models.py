@@ -69,6 +69,9 @@ def build(name, small):
         return tv.resnet18(num_classes=classes)
     if name == "squeezenet1_1":
         return tv.squeezenet1_1(num_classes=classes)
+    if name == "mobilenet_v3_small":
+        # hardswish, hardsigmoid, squeeze-excitation (adaptive pooling, broadcast mul), dropout_
+        return tv.mobilenet_v3_small(num_classes=classes)
     if name == "control_flow":
         return ControlFlow()
     if name == "data_dependent":
@@ -101,7 +104,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
-    parser.add_argument("--only", default="mobilenet_v2,resnet18,squeezenet1_1,control_flow,data_dependent")
+    parser.add_argument("--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent")
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)

@@ -80,7 +80,7 @@ TEST_P(ModelMatchesTorch, WithinRelativeTolerance) {
 std::vector<ModelCase> all_cases() {
   std::vector<ModelCase> cases;
   for (Device d : {Device::CPU, Device::Vulkan}) {
-    for (const char* m : {"mobilenet_v2", "resnet18", "squeezenet1_1"})
+    for (const char* m : {"mobilenet_v2", "resnet18", "squeezenet1_1", "mobilenet_v3_small"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch113", m, mode, d});
     cases.push_back({"torch113", "control_flow", "script", d});
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})

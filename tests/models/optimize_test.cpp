@@ -148,7 +148,9 @@ INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch,
                          ::testing::Values(OptimizeCase{"mobilenet_v2", "script"}, OptimizeCase{"mobilenet_v2", "trace"},
                                            OptimizeCase{"resnet18", "script"}, OptimizeCase{"resnet18", "trace"},
                                            OptimizeCase{"squeezenet1_1", "script"},
-                                           OptimizeCase{"squeezenet1_1", "trace"}),
+                                           OptimizeCase{"squeezenet1_1", "trace"},
+                                           OptimizeCase{"mobilenet_v3_small", "script"},
+                                           OptimizeCase{"mobilenet_v3_small", "trace"}),
                          optimize_case_name);
 
 TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropout) {
