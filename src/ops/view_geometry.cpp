@@ -108,3 +108,22 @@ IntList flatten_sizes(const Tensor& t, int64_t start_dim, int64_t end_dim) {
 }
 
 }  // namespace tvk::ops
+
+namespace tvk::ops {
+
+ChunkPlan chunk_plan(const Tensor& t, int64_t chunks, int64_t dim) {
+  TVK_CHECK(chunks > 0, "aten::chunk: chunk expects `chunks` to be greater than 0, got: ", chunks);
+  TVK_CHECK(t.dim() > 0, "aten::chunk: chunk expects at least a 1-dimensional tensor");
+  ChunkPlan plan;
+  plan.dim = wrap_dim("aten::chunk", dim, t.dim());
+  const int64_t size = t.size(plan.dim);
+  if (size == 0) {
+    plan.pieces.assign(static_cast<size_t>(chunks), {0, 0});
+    return plan;
+  }
+  const int64_t split = (size + chunks - 1) / chunks;
+  for (int64_t start = 0; start < size; start += split) plan.pieces.emplace_back(start, std::min(start + split, size));
+  return plan;
+}
+
+}  // namespace tvk::ops

@@ -3,6 +3,9 @@
 // tensor (Vulkan tensors are always contiguous).
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include <optional>
 
 #include "tvk/tensor.h"
@@ -17,6 +20,14 @@ struct ViewGeometry {
 
 ViewGeometry geometry_of(const Tensor& t);
 ViewGeometry select_geometry(const Tensor& t, int64_t dim, int64_t index);
+// aten::chunk: the wrapped dimension and the [start, end) of each piece along it, as PyTorch
+// splits (pieces of ceil(size / chunks), the last smaller; `chunks` empty pieces of an empty dim).
+struct ChunkPlan {
+  int64_t dim = 0;
+  std::vector<std::pair<int64_t, int64_t>> pieces;
+};
+ChunkPlan chunk_plan(const Tensor& t, int64_t chunks, int64_t dim);
+
 ViewGeometry slice_geometry(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
                             int64_t step);
 ViewGeometry transpose_geometry(const char* op, const Tensor& t, int64_t dim0, int64_t dim1);

@@ -195,6 +195,12 @@ def generate(torch, c):
             c.add("aten::sub_.Tensor", a, b, 2)
             c.add("aten::mul_.Tensor", a, b)
             c.add("aten::div_.Tensor", a, b.abs() + 0.5)
+    # chunk returns a Tensor[]: the manifest lists one output per piece (ShuffleNet splits channels).
+    for shape, chunks, dim in [((2, 116, 7, 7), 2, 1), ((3, 10), 4, 1), ((5,), 3, 0), ((4, 6), 1, -1), ((2, 3), 5, 0),
+                               ((0, 3), 2, 0), ((1, 7, 3), 3, -2)]:
+        c.add("aten::chunk", r(shape), chunks, dim, ref=lambda t, n, d: tuple(torch.chunk(t, n, d)))
+    c.error("aten::chunk", r(4), 0, 0)
+    c.error("aten::chunk", r(4), 2, 1)
     c.error("aten::add.Tensor", r(2, 3), r(4))
     c.error("aten::add_.Tensor", r(3), r(2, 3))
     c.error("aten::mul_.Tensor", r(3), r(2, 3))  # the result would not fit self

@@ -225,13 +225,14 @@ void run_case(const Case& c, Device device) {
     ADD_FAILURE() << describe(c) << "\n  threw: " << e.what();
     return;
   }
-  if (c.outs.size() > 1) {
-    if (!result.isTuple() || result.toTuple().size() != c.outs.size()) {
-      ADD_FAILURE() << describe(c) << "\n  expected a tuple of " << c.outs.size() << ", got " << result.repr();
+  if (c.outs.size() > 1 || result.isList()) {
+    // Several outputs: a tuple, or a Tensor[] (aten::chunk, also of one piece), item by item.
+    if (!(result.isTuple() || result.isList()) || result.toList().size() != c.outs.size()) {
+      ADD_FAILURE() << describe(c) << "\n  expected " << c.outs.size() << " outputs, got " << result.repr();
       return;
     }
     for (size_t k = 0; k < c.outs.size(); ++k) {
-      const std::string problem = compare_output(result.toTuple()[k], c.outs[k], device, tensor_inputs);
+      const std::string problem = compare_output(result.toList()[k], c.outs[k], device, tensor_inputs);
       if (!problem.empty()) ADD_FAILURE() << describe(c) << "\n  output " << k << ": " << problem;
     }
     return;

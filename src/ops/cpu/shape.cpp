@@ -45,6 +45,12 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   return as_view(self, transpose_geometry("aten::transpose_", self, dim0, dim1));
 }
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  const ChunkPlan plan = chunk_plan(self, chunks, dim);
+  std::vector<Tensor> out;
+  for (const auto& [start, end] : plan.pieces) out.push_back(as_view(self, slice_geometry(self, plan.dim, start, end, 1)));
+  return out;
+}
 Tensor permute(const Tensor& self, IntList dims) { return as_view(self, permute_geometry(self, dims)); }
 Tensor t(const Tensor& self) { return as_view(self, t_geometry(self)); }
 
@@ -107,6 +113,7 @@ TVK_REGISTER_OP("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=Non
 TVK_REGISTER_OP("aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", transpose);
 TVK_REGISTER_OP("aten::transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", transpose_);
 TVK_REGISTER_OP("aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute);
+TVK_REGISTER_OP("aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", chunk);
 TVK_REGISTER_OP("aten::t(Tensor(a) self) -> Tensor(a)", t);
 TVK_REGISTER_OP("aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand);
 TVK_REGISTER_OP("aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",

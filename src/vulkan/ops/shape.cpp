@@ -26,6 +26,15 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return materialize("aten::select", self, ops::select_geometry(self, dim, index));
 }
+// Pieces are copies: Vulkan tensors are contiguous (docs/architecture.md, Tensors).
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  check_vulkan_float("aten::chunk", self);
+  const ops::ChunkPlan plan = ops::chunk_plan(self, chunks, dim);
+  std::vector<Tensor> out;
+  for (const auto& [start, end] : plan.pieces)
+    out.push_back(materialize("aten::chunk", self, ops::slice_geometry(self, plan.dim, start, end, 1)));
+  return out;
+}
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
              int64_t step) {
   return materialize("aten::slice", self, ops::slice_geometry(self, dim, start, end, step));
@@ -84,6 +93,7 @@ TVK_REGISTER_VULKAN_KERNEL("aten::flatten.using_ints", flatten);
 TVK_REGISTER_VULKAN_KERNEL("aten::unsqueeze", unsqueeze);
 TVK_REGISTER_VULKAN_KERNEL("aten::select.int", select);
 TVK_REGISTER_VULKAN_KERNEL("aten::slice.Tensor", slice);
+TVK_REGISTER_VULKAN_KERNEL("aten::chunk", chunk);
 TVK_REGISTER_VULKAN_KERNEL("aten::transpose.int", transpose);
 TVK_REGISTER_VULKAN_KERNEL("aten::transpose_", transpose_);
 TVK_REGISTER_VULKAN_KERNEL("aten::permute", permute);
