@@ -225,7 +225,8 @@ void run_case(const Case& c, Device device) {
     ADD_FAILURE() << describe(c) << "\n  threw: " << e.what();
     return;
   }
-  if (c.outs.size() > 1 || result.isList()) {
+  const bool tensor_list = result.isList() && !result.toList().empty() && result.toList()[0].isTensor();
+  if (c.outs.size() > 1 || tensor_list) {
     // Several outputs: a tuple, or a Tensor[] (aten::chunk, also of one piece), item by item.
     if (!(result.isTuple() || result.isList()) || result.toList().size() != c.outs.size()) {
       ADD_FAILURE() << describe(c) << "\n  expected " << c.outs.size() << " outputs, got " << result.repr();
