@@ -11,6 +11,7 @@ jobs=${TVK_JOBS:-$(nproc)}
 
 export TVK_REQUIRE_VULKAN=1   # a missing Vulkan device fails the run instead of skipping
 export TVK_VALIDATION=1       # VK_LAYER_KHRONOS_validation; any message fails the test
+export TVK_SYNC_VALIDATION=1  # and its synchronization validation: a missing barrier fails too
 export TVK_CACHE_DIR="$root/build/cache"
 
 configure_and_build() {  # dir, cmake args...

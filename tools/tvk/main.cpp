@@ -252,7 +252,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
                          "--precision", "--trace"},
-            {"--json", "--profile"});
+            {"--json", "--profile", "--verify"});
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
   const std::string precision = args.get("--precision", "fp32");
   if (precision != "fp32" && precision != "fp16")
@@ -283,10 +283,28 @@ int cmd_bench(int argc, char** argv) {
     inputs.emplace_back(tvk::rand(shape, 0));
   }
   const bool vulkan = device == tvk::Device::Vulkan;
+  // --verify: every timed run must give the first timed run's outputs bit for bit (a race on
+  // the device, a missing barrier say, shows up as a difference).
+  const bool verify = args.has("--verify");
+  std::vector<tvk::Tensor> reference;
+  int verified = 0;
   auto once = [&] {
     std::vector<tvk::Tensor> outs;
     flatten_outputs(module.forward(inputs), outs);
-    for (const tvk::Tensor& t : outs) t.cpu();
+    for (tvk::Tensor& t : outs) t = t.cpu();
+    if (!verify) return;
+    if (reference.empty()) {
+      reference = outs;
+      return;
+    }
+    TVK_CHECK(outs.size() == reference.size(), "--verify: run ", verified + 1, " returned ", outs.size(),
+              " outputs, the first ", reference.size());
+    for (size_t i = 0; i < outs.size(); ++i)
+      TVK_CHECK(outs[i].sizes() == reference[i].sizes() &&
+                    std::memcmp(outs[i].contiguous().raw_data(), reference[i].contiguous().raw_data(),
+                                outs[i].nbytes()) == 0,
+                "--verify: output ", i, " of run ", verified + 1, " differs from the first run's");
+    ++verified;
   };
   auto since = [](std::chrono::steady_clock::time_point s) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
@@ -390,6 +408,7 @@ int cmd_bench(int argc, char** argv) {
                     static_cast<double>(op.dispatches) / profiled, op.op.c_str());
     }
   }
+  if (verify && !json) std::printf("  verify: %d runs gave the first run's outputs bit for bit\n", verified);
   if (!trace_path.empty()) {
     // Chrome/Perfetto trace: the timed runs on the host track, and the per-op GPU time of one
     // inference (the profiled mean) laid end to end on a GPU track.
@@ -428,7 +447,7 @@ void usage() {
                "                            list the ops the model calls and whether Vulkan supports each;\n"
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
-               "              [--iters N] [--precision fp32] [--json] [--profile] [--trace out.json]\n"
+               "              [--iters N] [--precision fp32] [--json] [--profile] [--trace out.json] [--verify]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
                "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"

@@ -135,9 +135,24 @@ VkDescriptorSet CommandStream::allocate_set(Batch& batch, VkDescriptorSetLayout 
   throw VulkanError("could not allocate a descriptor set from a fresh pool");
 }
 
-void CommandStream::barrier(Batch& batch) {
-  // Each dispatch may read what the previous one wrote: one global memory barrier is the
-  // cheapest correct choice for a linear chain of kernels.
+void CommandStream::barrier_for(Batch& batch, const BufferAccess* accesses, size_t count) {
+  bool conflict = batch.fresh;
+  for (size_t i = 0; i < count && !conflict; ++i)
+    for (const BufferAccess& p : batch.since_barrier)
+      if (p.buffer == accesses[i].buffer && accesses[i].begin < p.end && p.begin < accesses[i].end &&
+          (p.write || accesses[i].write)) {
+        conflict = true;
+        break;
+      }
+  if (!conflict) {
+    batch.since_barrier.insert(batch.since_barrier.end(), accesses, accesses + count);
+    return;
+  }
+  batch.since_barrier.assign(accesses, accesses + count);
+  batch.fresh = false;
+  ++batch.barriers;
+  // One global memory barrier: independent commands between two barriers may overlap on the
+  // GPU; a command that needs an earlier one's results waits for everything before it.
   auto mb = make_info<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
@@ -203,7 +218,15 @@ void CommandStream::record_dispatch(Batch& batch, const Pipeline& pipeline, cons
   }
   vkUpdateDescriptorSets(device_.handle(), static_cast<uint32_t>(buffers.size()), writes.data(), 0, nullptr);
 
-  barrier(batch);
+  std::array<BufferAccess, 2 * kMaxBindings> accesses{};
+  size_t n_access = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const VkDeviceSize begin = buffers[i].offset;
+    const VkDeviceSize end = buffers[i].range == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : begin + buffers[i].range;
+    if (shader.reads[i]) accesses[n_access++] = {buffers[i].buffer, begin, end, false};
+    if (shader.writes[i]) accesses[n_access++] = {buffers[i].buffer, begin, end, true};
+  }
+  barrier_for(batch, accesses.data(), n_access);
   vkCmdBindPipeline(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
   vkCmdBindDescriptorSets(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0, nullptr);
   // Always push the full range so every byte the layout declares is defined.
@@ -225,15 +248,17 @@ void CommandStream::record_dispatch(Batch& batch, const Pipeline& pipeline, cons
 void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset,
                          VkDeviceSize dst_offset) {
   if (bytes == 0) return;
+  const BufferAccess accesses[2] = {{src, src_offset, src_offset + bytes, false},
+                                    {dst, dst_offset, dst_offset + bytes, true}};
   if (Capture* capture = t_capture) {
-    barrier(capture->rec_);
+    barrier_for(capture->rec_, accesses, 2);
     VkBufferCopy region{src_offset, dst_offset, bytes};
     vkCmdCopyBuffer(capture->rec_.commands, src, dst, 1, &region);
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   Batch& batch = recording();
-  barrier(batch);
+  barrier_for(batch, accesses, 2);
   VkBufferCopy region{src_offset, dst_offset, bytes};
   vkCmdCopyBuffer(batch.commands, src, dst, 1, &region);
   ++batch.recorded;
@@ -336,6 +361,8 @@ void CommandStream::recycle(Batch& batch) {
   batch.sets_in_last_pool = 0;
   batch.keep_alive.clear();
   batch.recorded = 0;
+  batch.since_barrier.clear();
+  batch.fresh = true;
 }
 
 void CommandStream::wait_locked(Batch& batch) {

@@ -32,6 +32,13 @@ struct ProfileStat {
   uint64_t dispatches = 0;
 };
 
+// A buffer range a recorded command reads or writes, for placing barriers.
+struct BufferAccess {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize begin = 0, end = 0;
+  bool write = false;
+};
+
 // One command buffer being recorded or run, with what its dispatches need: descriptor sets and
 // the resources to keep alive until it has finished.
 struct Recording {
@@ -43,6 +50,11 @@ struct Recording {
   uint32_t recorded = 0;
   VkQueryPool profile_queries = VK_NULL_HANDLE;  // 2 per dispatch, when profiling
   std::vector<std::pair<const char*, const char*>> profile_labels;  // (label, shader)
+  // Accesses since the last barrier; a command that touches one of them in conflict (either
+  // side writes) gets a barrier first. The first command always does (earlier submissions).
+  std::vector<BufferAccess> since_barrier;
+  bool fresh = true;
+  uint64_t barriers = 0;
 };
 
 class MemoryPool;
@@ -139,7 +151,9 @@ class CommandStream {
 
   Batch& recording();
   VkDescriptorSet allocate_set(Batch& batch, VkDescriptorSetLayout layout, uint32_t buffers);
-  void barrier(Batch& batch);
+  // A global memory barrier before a command with `accesses`, when they conflict with what ran
+  // since the last one.
+  void barrier_for(Batch& batch, const BufferAccess* accesses, size_t count);
   void record_dispatch(Batch& batch, const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
                        const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups,
                        const char* label);

@@ -1,6 +1,7 @@
 #include "vulkan/api/instance.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -202,6 +203,16 @@ Instance::Instance(bool validation) {
                                VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
   messenger_info.pfnUserCallback = on_debug_message;
 
+  // TVK_SYNC_VALIDATION=1 adds the layer's synchronization validation: hazards between
+  // dispatches and copies (a missing barrier) become validation messages, which lavapipe's
+  // in-order execution would otherwise hide.
+  const char* sync_env = std::getenv("TVK_SYNC_VALIDATION");
+  const bool sync_validation = use_validation && sync_env && *sync_env && std::strcmp(sync_env, "0") != 0;
+  VkValidationFeatureEnableEXT sync_feature = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  auto features = make_info<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &sync_feature;
+
   auto info = make_info<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   info.flags = flags;
   info.pApplicationInfo = &app;
@@ -210,6 +221,10 @@ Instance::Instance(bool validation) {
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   if (use_validation) info.pNext = &messenger_info;  // also covers vkCreate/DestroyInstance
+  if (sync_validation) {
+    features.pNext = info.pNext;
+    info.pNext = &features;
+  }
   VK_CHECK(vkCreateInstance(&info, nullptr, &instance_));
 #if TVK_USE_VULKAN_WRAPPER
   volkLoadInstanceOnly(instance_);

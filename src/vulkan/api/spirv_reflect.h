@@ -13,6 +13,9 @@ enum class BindingKind : uint8_t { StorageBuffer, UniformTexelBuffer };
 
 struct ShaderInterface {
   std::vector<BindingKind> bindings;  // by binding index 0..N-1
+  // Whether the shader may read / write each binding (GLSL readonly and writeonly, which
+  // SPIR-V keeps as NonWritable / NonReadable): barriers are placed from these.
+  std::vector<bool> reads, writes;
   uint32_t push_constant_bytes = 0;   // 0: none (or a layout this reader does not size)
 };
 
