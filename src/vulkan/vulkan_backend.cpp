@@ -33,7 +33,14 @@ class VulkanCapture final : public DeviceCapture {
     ctx_->stream().begin_capture(capture_);
   }
   ~VulkanCapture() override {
-    if (CommandStream::current_capture() == &capture_) ctx_->stream().end_capture(capture_);
+    try {
+      if (CommandStream::current_capture() == &capture_) ctx_->stream().end_capture(capture_);
+      // A recording dropped mid-way (the model raised, say) may have command buffers of its
+      // first run on the GPU: let them finish before their resources go.
+      if (capture_.first_run_in_flight()) ctx_->stream().replay(capture_);
+    } catch (...) {
+      // A lost device: the context's destruction reports it.
+    }
   }
   void end() override { ctx_->stream().end_capture(capture_); }
   bool replayable() const override { return capture_.replayable(); }

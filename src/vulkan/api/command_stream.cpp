@@ -17,13 +17,8 @@ Capture::Capture(const Device& device) : device_(device) {
   auto info = make_info<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   info.queueFamilyIndex = device.queue_family();
   VK_CHECK(vkCreateCommandPool(device.handle(), &info, nullptr, &pool_));
-  auto alloc = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-  alloc.commandPool = pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
   auto fence = make_info<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-  VkResult r = vkAllocateCommandBuffers(device.handle(), &alloc, &rec_.commands);
-  if (r == VK_SUCCESS) r = vkCreateFence(device.handle(), &fence, nullptr, &rec_.fence);
+  VkResult r = vkCreateFence(device.handle(), &fence, nullptr, &fence_);
   if (r != VK_SUCCESS) {
     vkDestroyCommandPool(device.handle(), pool_, nullptr);
     throw_vk_error(r, "creating a capture", __FILE__, __LINE__);
@@ -34,10 +29,30 @@ Capture::Capture(const Device& device) : device_(device) {
 Capture::~Capture() {
   if (t_capture == this) t_capture = nullptr;
   VkDevice dev = device_.handle();
-  // A replay always waits for its fence, so nothing recorded here is still running.
-  for (VkDescriptorPool p : rec_.descriptor_pools) vkDestroyDescriptorPool(dev, p, nullptr);
-  if (rec_.fence) vkDestroyFence(dev, rec_.fence, nullptr);
-  vkDestroyCommandPool(dev, pool_, nullptr);
+  // Replays wait for their fence, and an unfinished first run is finished by the owner
+  // (VulkanCapture), so nothing recorded here is still running.
+  for (auto& rec : recs_)
+    for (VkDescriptorPool p : rec->descriptor_pools) vkDestroyDescriptorPool(dev, p, nullptr);
+  vkDestroyFence(dev, fence_, nullptr);
+  vkDestroyCommandPool(dev, pool_, nullptr);  // frees the command buffers
+}
+
+uint32_t Capture::dispatches() const {
+  uint32_t n = 0;
+  for (const auto& rec : recs_) n += rec->recorded;
+  return n;
+}
+
+void Capture::add_command_buffer() {
+  auto rec = std::make_unique<Recording>();
+  auto alloc = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  alloc.commandPool = pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VK_CHECK(vkAllocateCommandBuffers(device_.handle(), &alloc, &rec->commands));
+  auto begin = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  VK_CHECK(vkBeginCommandBuffer(rec->commands, &begin));
+  recs_.push_back(std::move(rec));
 }
 
 CommandStream::CommandStream(const Device& device) : device_(device) {
@@ -181,7 +196,8 @@ void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferB
   if (groups[0] == 0 || groups[1] == 0 || groups[2] == 0) return;  // empty tensor: nothing to do
   if (Capture* capture = t_capture) {
     // The capture belongs to this thread: no lock.
-    record_dispatch(capture->rec_, pipeline, buffers, push_constants, push_bytes, groups, label);
+    record_dispatch(capture->rec(), pipeline, buffers, push_constants, push_bytes, groups, label);
+    if (capture->rec().recorded >= Capture::kDispatchesPerCommandBuffer) roll_capture(*capture);
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -251,9 +267,9 @@ void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
   const BufferAccess accesses[2] = {{src, src_offset, src_offset + bytes, false},
                                     {dst, dst_offset, dst_offset + bytes, true}};
   if (Capture* capture = t_capture) {
-    barrier_for(capture->rec_, accesses, 2);
+    barrier_for(capture->rec(), accesses, 2);
     VkBufferCopy region{src_offset, dst_offset, bytes};
-    vkCmdCopyBuffer(capture->rec_.commands, src, dst, 1, &region);
+    vkCmdCopyBuffer(capture->rec().commands, src, dst, 1, &region);
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -266,7 +282,7 @@ void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
 
 void CommandStream::keep_alive(std::shared_ptr<const void> resource) {
   if (Capture* capture = t_capture) {
-    capture->rec_.keep_alive.push_back(std::move(resource));
+    capture->rec().keep_alive.push_back(std::move(resource));
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -396,16 +412,32 @@ Capture* CommandStream::current_capture() { return t_capture; }
 
 void CommandStream::begin_capture(Capture& capture) {
   TVK_CHECK(t_capture == nullptr, "a capture is already being recorded on this thread");
-  TVK_CHECK(!capture.ended_ && capture.rec_.recorded == 0, "a capture can be recorded only once");
-  auto begin = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-  VK_CHECK(vkBeginCommandBuffer(capture.rec_.commands, &begin));
+  TVK_CHECK(!capture.ended_ && capture.recs_.empty(), "a capture can be recorded only once");
+  capture.add_command_buffer();
   t_capture = &capture;
+}
+
+void CommandStream::roll_capture(Capture& capture) {
+  end_commands(capture.rec());
+  {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    submit_locked();  // eager work queued before runs first
+    std::vector<VkCommandBuffer> ready;
+    for (size_t i = capture.submitted_; i < capture.recs_.size(); ++i) ready.push_back(capture.recs_[i]->commands);
+    auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    submit.commandBufferCount = static_cast<uint32_t>(ready.size());
+    submit.pCommandBuffers = ready.data();
+    VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE));
+    ++submits_;
+    capture.submitted_ = capture.recs_.size();
+  }
+  capture.add_command_buffer();
 }
 
 void CommandStream::end_capture(Capture& capture) {
   if (t_capture == &capture) {
     t_capture = nullptr;
-    end_commands(capture.rec_);
+    end_commands(capture.rec());
   }
   capture.ended_ = true;
 }
@@ -413,28 +445,34 @@ void CommandStream::end_capture(Capture& capture) {
 void CommandStream::break_capture() {
   Capture& capture = *t_capture;
   t_capture = nullptr;
-  end_commands(capture.rec_);
+  end_commands(capture.rec());
   capture.broken_ = true;
   replay(capture);  // what was recorded so far, once
 }
 
 void CommandStream::replay(Capture& capture) {
   TVK_CHECK(t_capture == nullptr, "replay while capturing");
+  TVK_CHECK(!capture.recs_.empty(), "replay of an empty capture");
   {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     submit_locked();  // eager work queued before (weights being packed, say) runs first
+    // The rest of the first run, or all of a later one. The fence's signal covers earlier
+    // submissions on the queue too.
+    std::vector<VkCommandBuffer> buffers;
+    for (size_t i = capture.submitted_; i < capture.recs_.size(); ++i) buffers.push_back(capture.recs_[i]->commands);
     auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &capture.rec_.commands;
-    VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, capture.rec_.fence));
+    submit.commandBufferCount = static_cast<uint32_t>(buffers.size());
+    submit.pCommandBuffers = buffers.data();
+    VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, capture.fence_));
     ++submits_;
+    capture.submitted_ = 0;
   }
   constexpr uint64_t kTimeoutNs = 120ull * 1000 * 1000 * 1000;
-  VkResult r = vkWaitForFences(device_.handle(), 1, &capture.rec_.fence, VK_TRUE, kTimeoutNs);
+  VkResult r = vkWaitForFences(device_.handle(), 1, &capture.fence_, VK_TRUE, kTimeoutNs);
   if (r == VK_TIMEOUT) throw VulkanError("Vulkan queue did not finish a replay within 120 s (device hung?)");
   if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);
-  VK_CHECK(vkResetFences(device_.handle(), 1, &capture.rec_.fence));
-  dispatches_total_ += capture.rec_.recorded;
+  VK_CHECK(vkResetFences(device_.handle(), 1, &capture.fence_));
+  dispatches_total_ += capture.dispatches();
 }
 
 void CommandStream::reset_timestamps() {

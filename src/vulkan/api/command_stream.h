@@ -60,12 +60,17 @@ struct Recording {
 class MemoryPool;
 
 // Work recorded once and submitted many times, like a CUDA graph: while a thread captures, the
-// dispatches and copies it queues go into this command buffer instead of running, tensors it
-// makes take ranges of the capture's arena (reused by liveness as they are freed), and host
-// data it uploads goes through staging buffers that replay() re-sends. A read-back while
-// capturing cannot be recorded: it runs what was captured so far and marks the capture broken.
+// dispatches and copies it queues go into this capture's command buffers instead of running,
+// tensors it makes take ranges of the capture's arena (reused by liveness as they are freed),
+// and host data it uploads goes through staging buffers that replay() re-sends. A long
+// recording is cut into command buffers of kDispatchesPerCommandBuffer, each submitted as soon
+// as it is full, so the first run's GPU work starts while the host is still recording; the
+// first replay() finishes that run. A read-back while capturing cannot be recorded: it runs
+// what was captured so far and marks the capture broken.
 class Capture {
  public:
+  static constexpr uint32_t kDispatchesPerCommandBuffer = 32;
+
   explicit Capture(const Device& device);
   ~Capture();
   Capture(const Capture&) = delete;
@@ -74,7 +79,10 @@ class Capture {
   // True after end_capture when nothing broke the recording: replay() may be used.
   bool replayable() const { return ended_ && !broken_; }
   bool broken() const { return broken_; }
-  uint32_t dispatches() const { return rec_.recorded; }
+  uint32_t dispatches() const;
+  size_t command_buffers() const { return recs_.size(); }
+  // Command buffers of the first run already submitted, whose completion replay() waits for.
+  bool first_run_in_flight() const { return submitted_ > 0; }
   const std::shared_ptr<MemoryPool>& arena() const { return arena_; }
 
   // A host upload made while capturing: replay() sends what is in `staging` again, so writing
@@ -90,8 +98,13 @@ class Capture {
  private:
   friend class CommandStream;
   const Device& device_;
+  Recording& rec() { return *recs_.back(); }
+  void add_command_buffer();  // allocates and begins one more
+
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  Recording rec_;
+  VkFence fence_ = VK_NULL_HANDLE;
+  std::vector<std::unique_ptr<Recording>> recs_;
+  size_t submitted_ = 0;  // leading command buffers of the first run already submitted
   std::shared_ptr<MemoryPool> arena_;
   std::vector<Upload> uploads_;
   bool ended_ = false, broken_ = false;
@@ -160,6 +173,8 @@ class CommandStream {
   void end_commands(Batch& batch);
   // A read-back while capturing: runs what was captured, marks it broken, goes on eagerly.
   void break_capture();
+  // A full command buffer of a capture: ended, submitted (first run), and a new one begun.
+  void roll_capture(Capture& capture);
   void submit_locked();
   void retire_locked();
   void wait_locked(Batch& batch);
