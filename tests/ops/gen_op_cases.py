@@ -357,7 +357,9 @@ def generate(torch, c):
               1e-3, False)
     c.error("aten::batch_norm", r(2, 3, 4, 4), r(4), r(4), r(4), torch.rand(4), False, 0.1, 1e-5, True)
     ln = [((2, 5), [5]), ((3, 4, 7), [7]), ((2, 3, 4, 5), [4, 5]), ((1, 9), [9]), ((2, 6, 3), [6, 3]),
-          ((4, 1), [1]), ((2, 2, 33), [33]), ((3, 5, 5), [5]), ((1, 3, 8, 8), [3, 8, 8]), ((7,), [7])]
+          ((4, 1), [1]), ((2, 2, 33), [33]), ((3, 5, 5), [5]), ((1, 3, 8, 8), [3, 8, 8]), ((7,), [7]),
+          # rows longer than 65535 values: lavapipe stops a loop after 65535 iterations
+          ((2, 3, 300, 80), [3, 300, 80])]
     for i, (s, norm) in enumerate(ln):
         x = r(s) * 3 + 1
         c.add("aten::layer_norm", x, norm, r(norm), r(norm), 1e-5, True)
@@ -368,10 +370,11 @@ def generate(torch, c):
     means = [((1, 3, 7, 9), [2, 3], False), ((2, 5, 4, 6), [2, 3], True), ((2, 5, 4, 6), [-1], False),
              ((3, 7), [0], True), ((2, 3, 4, 5), [1, -1], False), ((2, 3, 4, 5), [0, 2], True), ((6,), [0], False),
              ((2, 3, 4), [], False), ((1, 16, 13, 13), [-2, -1], True), ((4, 1, 3), [1], False),
-             ((2, 3, 4), None, True)]
+             ((2, 3, 4), None, True), ((2, 3, 150, 160), [1, 2, 3], False)]
     for s, dims, keep in means:
         c.add("aten::mean.dim", r(s), dims, keep, None)
-    for s in [(1, 3, 7, 9), (5,), (), (2, 3, 4), (13, 17), (1, 1), (3, 1, 5), (2, 2, 2, 2, 2), (9, 11), (64,)]:
+    for s in [(1, 3, 7, 9), (5,), (), (2, 3, 4), (13, 17), (1, 1), (3, 1, 5), (2, 2, 2, 2, 2), (9, 11), (64,),
+              (3, 200, 150)]:
         c.add("aten::mean", r(s), None)
     c.error("aten::mean.dim", r(2, 3), [2], False, None)
     c.error("aten::mean.dim", r(2, 3), [1, -1], False, None)

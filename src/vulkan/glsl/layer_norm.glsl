@@ -1,5 +1,8 @@
-// Layer norm over rows of `cols` elements (the normalized trailing dims): one invocation per row
-// computes the mean and biased variance, then writes the row.
+// Layer norm over rows of `cols` elements (the normalized trailing dims): one work group of
+// 64 invocations per row. Each invocation sums a strided part of the row, the parts meet in
+// shared memory (mean, then biased variance), and the row is written. The strided loops are
+// cut into chunks because lavapipe stops any loop after 65535 iterations, which a row of
+// 800,000 values reached when one invocation did a row alone.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -12,23 +15,46 @@ layout(push_constant) uniform Params {
   float eps;
 };
 
+const uint kGroup = 64;         // the work-group size the host launches (a power of two)
+const uint kChunk = 1u << 20;   // values per chunk: 16384 loop iterations per invocation
+shared float partial[kGroup];
+
+// The sum over the work group of `v`; every invocation gets it.
+float group_sum(float v) {
+  uint t = gl_LocalInvocationID.x;
+  partial[t] = v;
+  barrier();
+  for (uint w = kGroup / 2; w > 0; w >>= 1) {
+    if (t < w) partial[t] += partial[t + w];
+    barrier();
+  }
+  float total = partial[0];
+  barrier();  // before partial is written again
+  return total;
+}
+
 void main() {
-  uint r = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  if (r >= rows) return;
-  uint base = r * cols;
-  float sum = 0.0;
-  for (uint i = 0; i < cols; ++i) sum += x[base + i];
-  float mean = sum / float(cols);
+  uint r = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+  uint t = gl_LocalInvocationID.x;
+  bool live = r < rows;
+  uint base = (live ? r : 0) * cols;
+  float s = 0.0;
+  for (uint c0 = 0; c0 < cols; c0 += kChunk)
+    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) s += x[base + i];
+  float mean = group_sum(s) / float(cols);
   float sq = 0.0;
-  for (uint i = 0; i < cols; ++i) {
-    float d = x[base + i] - mean;
-    sq += d * d;
-  }
-  float inv_std = inversesqrt(sq / float(cols) + eps);
-  for (uint i = 0; i < cols; ++i) {
-    float v = (x[base + i] - mean) * inv_std;
-    if (has_weight == 1u) v *= weight[i];
-    if (has_bias == 1u) v += bias[i];
-    y[base + i] = v;
-  }
+  for (uint c0 = 0; c0 < cols; c0 += kChunk)
+    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) {
+      float d = x[base + i] - mean;
+      sq += d * d;
+    }
+  float inv_std = inversesqrt(group_sum(sq) / float(cols) + eps);
+  if (!live) return;
+  for (uint c0 = 0; c0 < cols; c0 += kChunk)
+    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) {
+      float v = (x[base + i] - mean) * inv_std;
+      if (has_weight == 1u) v *= weight[i];
+      if (has_bias == 1u) v += bias[i];
+      y[base + i] = v;
+    }
 }

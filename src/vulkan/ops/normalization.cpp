@@ -45,7 +45,7 @@ Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& w
     float eps;
   } params{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), weight.defined() ? 1u : 0u,
            bias.defined() ? 1u : 0u, static_cast<float>(eps)};
-  launch(ShaderLaunch{"layer_norm", elementwise_global(rows), {64, 1, 1}, {}},
+  launch(row_groups_launch("layer_norm", rows, 64),  // 64: layer_norm.glsl's kGroup
          {out, input, weight.defined() ? weight : input, bias.defined() ? bias : input}, params);
   return out;
 }

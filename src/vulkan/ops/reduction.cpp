@@ -25,7 +25,7 @@ Tensor mean_impl(const Tensor& self, const std::optional<IntList>& dims, bool ke
   struct {
     uint32_t rows, cols;
   } params{static_cast<uint32_t>(plan.rows), static_cast<uint32_t>(plan.cols)};
-  launch(ShaderLaunch{"reduce_mean", elementwise_global(plan.rows), {64, 1, 1}, {}}, {out, rows}, params);
+  launch(row_groups_launch("reduce_mean", plan.rows, 64), {out, rows}, params);  // 64: the shader's kGroup
   return out;
 }
 Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {

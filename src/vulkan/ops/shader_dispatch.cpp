@@ -77,6 +77,13 @@ uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int
   return split;
 }
 
+ShaderLaunch row_groups_launch(std::string shader, int64_t rows, uint32_t group) {
+  constexpr int64_t kMaxGroupsX = 65535;
+  const int64_t gx = std::min(rows, kMaxGroupsX), gy = rows == 0 ? 0 : (rows + kMaxGroupsX - 1) / kMaxGroupsX;
+  return ShaderLaunch{std::move(shader), {static_cast<uint32_t>(gx * group), static_cast<uint32_t>(gy), 1},
+                      {group, 1, 1}, {}};
+}
+
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x) {
   constexpr int64_t kMaxGroupsX = 65535;
   const int64_t groups = (n + local_x - 1) / local_x;
