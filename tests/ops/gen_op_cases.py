@@ -379,7 +379,8 @@ def generate(torch, c):
     c.error("aten::mean.dim", r(2, 3), [2], False, None)
     c.error("aten::mean.dim", r(2, 3), [1, -1], False, None)
     soft = [((2, 5), 1), ((2, 5), 0), ((3, 4, 7), -1), ((2, 3, 4, 5), 1), ((1, 1000), -1), ((7,), 0), ((), 0),
-            ((4, 1, 3), 1), ((2, 3, 5, 7), -3), ((3, 33), 1)]
+            ((4, 1, 3), 1), ((2, 3, 5, 7), -3), ((3, 33), 1),
+            ((1, 70000), -1)]  # past lavapipe's 65535-iteration loop cap
     for s, d in soft:
         x = r(s) * 5
         c.add("aten::softmax.int", x, d, None)

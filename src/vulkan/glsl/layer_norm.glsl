@@ -1,8 +1,9 @@
 // Layer norm over rows of `cols` elements (the normalized trailing dims): one work group of
 // 64 invocations per row. Each invocation sums a strided part of the row, the parts meet in
-// shared memory (mean, then biased variance), and the row is written. The strided loops are
-// cut into chunks because lavapipe stops any loop after 65535 iterations, which a row of
-// 800,000 values reached when one invocation did a row alone.
+// shared memory (mean, then biased variance), and the row is written. One invocation per row
+// was wrong on lavapipe for long rows: gallivm stops a shader's loop after 65535 iterations
+// (nested loops included), which a row of 800,000 values passed. Now each invocation takes
+// cols / 64 values: rows up to 64 x 65535 values are right there.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -16,7 +17,6 @@ layout(push_constant) uniform Params {
 };
 
 const uint kGroup = 64;         // the work-group size the host launches (a power of two)
-const uint kChunk = 1u << 20;   // values per chunk: 16384 loop iterations per invocation
 shared float partial[kGroup];
 
 // The sum over the work group of `v`; every invocation gets it.
@@ -39,22 +39,19 @@ void main() {
   bool live = r < rows;
   uint base = (live ? r : 0) * cols;
   float s = 0.0;
-  for (uint c0 = 0; c0 < cols; c0 += kChunk)
-    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) s += x[base + i];
+  for (uint i = t; i < cols; i += kGroup) s += x[base + i];
   float mean = group_sum(s) / float(cols);
   float sq = 0.0;
-  for (uint c0 = 0; c0 < cols; c0 += kChunk)
-    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) {
-      float d = x[base + i] - mean;
-      sq += d * d;
-    }
+  for (uint i = t; i < cols; i += kGroup) {
+    float d = x[base + i] - mean;
+    sq += d * d;
+  }
   float inv_std = inversesqrt(group_sum(sq) / float(cols) + eps);
   if (!live) return;
-  for (uint c0 = 0; c0 < cols; c0 += kChunk)
-    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) {
-      float v = (x[base + i] - mean) * inv_std;
-      if (has_weight == 1u) v *= weight[i];
-      if (has_bias == 1u) v += bias[i];
-      y[base + i] = v;
-    }
+  for (uint i = t; i < cols; i += kGroup) {
+    float v = (x[base + i] - mean) * inv_std;
+    if (has_weight == 1u) v *= weight[i];
+    if (has_bias == 1u) v += bias[i];
+    y[base + i] = v;
+  }
 }

@@ -1,7 +1,7 @@
 // Row means: out[r] = mean(in[r * cols .. r * cols + cols)); the host first permutes reduced
 // dims to the end when they are not already there. One work group of 64 invocations per row,
-// partial sums meeting in shared memory; the strided loop is cut into chunks because lavapipe
-// stops any loop after 65535 iterations.
+// partial sums meeting in shared memory: lavapipe stops a shader's loop after 65535 iterations,
+// so one invocation per row was wrong past that many values (now: past 64 x 65535).
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -12,7 +12,6 @@ layout(push_constant) uniform Params {
 };
 
 const uint kGroup = 64;         // the work-group size the host launches (a power of two)
-const uint kChunk = 1u << 20;   // values per chunk: 16384 loop iterations per invocation
 shared float partial[kGroup];
 
 void main() {
@@ -20,8 +19,7 @@ void main() {
   uint t = gl_LocalInvocationID.x;
   uint base = (r < rows ? r : 0) * cols;
   float s = 0.0;
-  for (uint c0 = 0; c0 < cols; c0 += kChunk)
-    for (uint i = c0 + t; i < min(cols, c0 + kChunk); i += kGroup) s += x[base + i];
+  for (uint i = t; i < cols; i += kGroup) s += x[base + i];
   partial[t] = s;
   barrier();
   for (uint w = kGroup / 2; w > 0; w >>= 1) {

@@ -45,7 +45,12 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
   struct {
     uint32_t outer, size, inner;
   } params{static_cast<uint32_t>(outer), static_cast<uint32_t>(size), static_cast<uint32_t>(inner)};
-  launch(ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {log ? 1u : 0u}}, {out, self}, params);
+  // Long dims get a work group per (outer, inner) pair (softmax.glsl's WIDE; 64 is its kGroup).
+  constexpr int64_t kWide = 4096;
+  ShaderLaunch l = size > kWide ? row_groups_launch("softmax", outer * inner, 64)
+                                : ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {}};
+  l.constants = {log ? 1u : 0u, size > kWide ? 1u : 0u};
+  launch(l, {out, self}, params);
   return out;
 }
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
