@@ -106,3 +106,17 @@ TEST(OpsApi, ConvolutionOutputLargerThanOneStorageBindingIsWrittenInParts) {
   EXPECT_EQ(got.sizes(), expected.sizes());
   EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
 }
+
+TEST(OpsApi, PackedLinearWithMoreThan65535InputsOnVulkan) {
+  TVK_NEED_VULKAN();
+  // lavapipe stops a shader loop after 65535 iterations: a long row is split over invocations.
+  const int64_t in = 70000, out = 5;
+  const Tensor x = randn({2, in}, 11);
+  const Tensor w = randn({out, in}, 12);
+  const Tensor b = randn({out}, 13);
+  const Tensor expected = linear(x, w, b);
+  const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
+  const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+  EXPECT_EQ(got.sizes(), expected.sizes());
+  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+}

@@ -245,7 +245,13 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
   uint32_t local = 8;
   while (local < 64 && local < cols4) local *= 2;
   constexpr uint32_t kMaxInvocations = 256;  // linear_t4.glsl's shared partial sums
-  const uint32_t split = reduction_split(cols4 * rows, ctx.in, kMaxInvocations / local, 32);
+  uint32_t split = reduction_split(cols4 * rows, ctx.in, kMaxInvocations / local, 32);
+  // No invocation walks more than 32768 terms: lavapipe stops a shader's loops after 65535
+  // iterations (docs/architecture.md), so long rows are split on every device.
+  constexpr int64_t kMaxTermsPerInvocation = 32768;
+  while (split < kMaxInvocations / local && ctx.in > kMaxTermsPerInvocation * split) split *= 2;
+  TVK_CHECK(ctx.in <= kMaxTermsPerInvocation * split, op, ": ", ctx.in, " input features exceed what one output's ",
+            split, " invocations can sum (", kMaxTermsPerInvocation * split, ")");
   l.local = {local, split, 1};
   l.global = {static_cast<uint32_t>(cols4), split, static_cast<uint32_t>(to_i32(op, rows))};
   l.constants = {split};
