@@ -280,7 +280,7 @@ int fuse_add_into_packed_conv(Graph& g) {
       }
       if (!before) continue;
     }
-    IValue lo, hi;
+    IValue lo;  // the relu's bound, when one is fused; no upper bound
     Node* last = add;
     if (Node* act = sole_user(g, add->outputs[0]);
         act && act->owner == add->owner && (act->is_op("aten::relu") || act->is_op("aten::relu_"))) {
@@ -288,7 +288,7 @@ int fuse_add_into_packed_conv(Graph& g) {
       last = act;
     }
     auto fusedop = make_op_node(g, "tvk::run_conv2d_context_add",
-                                {run->args[0], run->args[1], residual, Arg::of(lo), Arg::of(hi)}, ValueType::Tensor);
+                                {run->args[0], run->args[1], residual, Arg::of(lo), Arg::of(IValue())}, ValueType::Tensor);
     fusedop->source = run->source;
     Node* made = g.insert_before(std::move(fusedop), run);
     // Shape readers (a model's dim() checks) of the conv, the add or the relu now read the

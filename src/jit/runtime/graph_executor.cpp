@@ -90,7 +90,7 @@ IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool
     const Tensor& t = v.toTensor();
     if (!t.defined() || t.device() == Device::CPU) return v;
     if (all_to_cpu || to_cpu.count(t.storage().get())) return IValue(t.cpu());
-    return IValue(t.cpu().to(t.device()));
+    return IValue(t.clone());  // a device copy outside the arena
   }
   if (v.isList() || v.isTuple()) {
     List items;

@@ -12,8 +12,7 @@ Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, Memor
   // in parts, and a kernel that needs it whole as a storage buffer says so (shader_dispatch).
   auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   info.size = std::max<VkDeviceSize>(bytes, 16);  // Vulkan forbids empty buffers
-  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
-               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  info.usage = kTensorBufferUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VK_CHECK(vkCreateBuffer(device.handle(), &info, nullptr, &buffer_));
   VkMemoryRequirements req;

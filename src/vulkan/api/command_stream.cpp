@@ -165,7 +165,6 @@ void CommandStream::barrier_for(Batch& batch, const BufferAccess* accesses, size
   }
   batch.since_barrier.assign(accesses, accesses + count);
   batch.fresh = false;
-  ++batch.barriers;
   // One global memory barrier: independent commands between two barriers may overlap on the
   // GPU; a command that needs an earlier one's results waits for everything before it.
   auto mb = make_info<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
@@ -381,10 +380,12 @@ void CommandStream::recycle(Batch& batch) {
   batch.fresh = true;
 }
 
-void CommandStream::wait_locked(Batch& batch) {
+void CommandStream::wait_locked(Batch& batch) { wait_fence(batch.fence); }
+
+void CommandStream::wait_fence(VkFence fence) {
   // A bounded wait: a hung device is reported instead of blocking forever.
   constexpr uint64_t kTimeoutNs = 120ull * 1000 * 1000 * 1000;
-  VkResult r = vkWaitForFences(device_.handle(), 1, &batch.fence, VK_TRUE, kTimeoutNs);
+  VkResult r = vkWaitForFences(device_.handle(), 1, &fence, VK_TRUE, kTimeoutNs);
   if (r == VK_TIMEOUT) throw VulkanError("Vulkan queue did not finish within 120 s (device hung?)");
   if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);
 }
@@ -417,18 +418,22 @@ void CommandStream::begin_capture(Capture& capture) {
   t_capture = &capture;
 }
 
+void CommandStream::submit_capture_locked(Capture& capture, VkFence fence) {
+  submit_locked();  // eager work queued before (weights being packed, say) runs first
+  std::vector<VkCommandBuffer> buffers;
+  for (size_t i = capture.submitted_; i < capture.recs_.size(); ++i) buffers.push_back(capture.recs_[i]->commands);
+  auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.commandBufferCount = static_cast<uint32_t>(buffers.size());
+  submit.pCommandBuffers = buffers.data();
+  VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, fence));
+  ++submits_;
+}
+
 void CommandStream::roll_capture(Capture& capture) {
   end_commands(capture.rec());
   {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    submit_locked();  // eager work queued before runs first
-    std::vector<VkCommandBuffer> ready;
-    for (size_t i = capture.submitted_; i < capture.recs_.size(); ++i) ready.push_back(capture.recs_[i]->commands);
-    auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    submit.commandBufferCount = static_cast<uint32_t>(ready.size());
-    submit.pCommandBuffers = ready.data();
-    VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE));
-    ++submits_;
+    submit_capture_locked(capture, VK_NULL_HANDLE);
     capture.submitted_ = capture.recs_.size();
   }
   capture.add_command_buffer();
@@ -455,22 +460,12 @@ void CommandStream::replay(Capture& capture) {
   TVK_CHECK(!capture.recs_.empty(), "replay of an empty capture");
   {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
-    submit_locked();  // eager work queued before (weights being packed, say) runs first
     // The rest of the first run, or all of a later one. The fence's signal covers earlier
     // submissions on the queue too.
-    std::vector<VkCommandBuffer> buffers;
-    for (size_t i = capture.submitted_; i < capture.recs_.size(); ++i) buffers.push_back(capture.recs_[i]->commands);
-    auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    submit.commandBufferCount = static_cast<uint32_t>(buffers.size());
-    submit.pCommandBuffers = buffers.data();
-    VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, capture.fence_));
-    ++submits_;
+    submit_capture_locked(capture, capture.fence_);
     capture.submitted_ = 0;
   }
-  constexpr uint64_t kTimeoutNs = 120ull * 1000 * 1000 * 1000;
-  VkResult r = vkWaitForFences(device_.handle(), 1, &capture.fence_, VK_TRUE, kTimeoutNs);
-  if (r == VK_TIMEOUT) throw VulkanError("Vulkan queue did not finish a replay within 120 s (device hung?)");
-  if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);
+  wait_fence(capture.fence_);
   VK_CHECK(vkResetFences(device_.handle(), 1, &capture.fence_));
   dispatches_total_ += capture.dispatches();
 }

@@ -54,7 +54,6 @@ struct Recording {
   // side writes) gets a barrier first. The first command always does (earlier submissions).
   std::vector<BufferAccess> since_barrier;
   bool fresh = true;
-  uint64_t barriers = 0;
 };
 
 class MemoryPool;
@@ -178,6 +177,10 @@ class CommandStream {
   void submit_locked();
   void retire_locked();
   void wait_locked(Batch& batch);
+  // Waits (bounded, so a hung device is reported) for `fence`.
+  void wait_fence(VkFence fence);
+  // Submits the capture's command buffers not yet submitted, signalling `fence` (may be null).
+  void submit_capture_locked(Capture& capture, VkFence fence);
   void recycle(Batch& batch);
   void collect_profile(Batch& batch);
 

@@ -33,17 +33,18 @@ MemoryStats MemoryPool::process_stats() {
 void MemoryPool::reset_process_peak() { g_peak.store(g_used.load()); }
 
 namespace {
-constexpr VkBufferUsageFlags kTensorBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                                  VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
-                                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+VkBufferCreateInfo tensor_buffer_info(VkDeviceSize size) {
+  auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+  info.size = size;
+  info.usage = kTensorBufferUsage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  return info;
+}
 }  // namespace
 
 MemoryPool::MemoryPool(const Device& device, ArenaTag) : device_(device), arena_(true) {
   // The memory types a tensor buffer may use, from a probe buffer.
-  auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-  info.size = 16;
-  info.usage = kTensorBufferUsage;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const VkBufferCreateInfo info = tensor_buffer_info(16);
   VkBuffer probe = VK_NULL_HANDLE;
   VK_CHECK(vkCreateBuffer(device.handle(), &info, nullptr, &probe));
   VkMemoryRequirements req;
@@ -141,10 +142,7 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
     block->mapped = static_cast<uint8_t*>(p);
   }
   if (arena_) {
-    auto info = make_info<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-    info.size = size;
-    info.usage = kTensorBufferUsage;
-    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    const VkBufferCreateInfo info = tensor_buffer_info(size);
     r = vkCreateBuffer(device_.handle(), &info, nullptr, &block->buffer);
     if (r == VK_SUCCESS) r = vkBindBufferMemory(device_.handle(), block->buffer, memory, 0);
     if (r != VK_SUCCESS) {
@@ -238,19 +236,12 @@ MemoryStats MemoryPool::stats_locked() const {
     s.reserved_bytes += b->size;
     s.used_bytes += b->used;
   }
-  s.peak_used_bytes = peak_used_;
   return s;
 }
 
 void MemoryPool::note_used(VkDeviceSize size) {
   add_used(size);
   used_ += size;
-  peak_used_ = std::max(peak_used_, used_);
-}
-
-void MemoryPool::reset_peak() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  peak_used_ = used_;
 }
 
 }  // namespace tvk::vulkan

@@ -12,6 +12,12 @@
 
 namespace tvk::vulkan {
 
+// What every tensor buffer may be used for: bound as a storage buffer or a uniform texel
+// buffer, and copied to and from.
+constexpr VkBufferUsageFlags kTensorBufferUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                                  VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
 enum class MemoryUsage {
   DeviceTensor,  // GPU-resident; host-visible when the device offers it (unified memory, ReBAR)
   Staging,       // host-visible, for uploads and downloads
@@ -42,7 +48,7 @@ struct MemoryStats {
   uint64_t reserved_bytes = 0;  // in VkDeviceMemory blocks
   uint64_t used_bytes = 0;      // handed out
   uint64_t allocations = 0;     // vkAllocateMemory calls so far
-  uint64_t peak_used_bytes = 0; // the most handed out at once since reset_peak()
+  uint64_t peak_used_bytes = 0; // process_stats() only: the most handed out at once since reset_process_peak()
 };
 
 class MemoryPool {
@@ -70,7 +76,6 @@ class MemoryPool {
   Allocation allocate(const VkMemoryRequirements& requirements, MemoryUsage usage);
   void free(const Allocation& allocation);
   MemoryStats stats() const;
-  void reset_peak();
   // Every pool of the process together: used, peak used since reset_process_peak(), reserved.
   static MemoryStats process_stats();
   static void reset_process_peak();
@@ -85,7 +90,7 @@ class MemoryPool {
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<MemoryBlock>> blocks_;
   uint64_t allocation_calls_ = 0;
-  uint64_t used_ = 0, peak_used_ = 0;
+  uint64_t used_ = 0;  // handed out by this pool (its share of the process totals)
   bool arena_ = false;
   std::vector<VkBufferView> retired_views_;
   uint32_t arena_type_bits_ = 0;

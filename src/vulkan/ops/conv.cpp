@@ -190,15 +190,13 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       l.shader = "conv2d_dw";
       l.local = lane_group(u32(op, lanes));
       l.global = {u32(op, lanes), 1, u32(op, p.batch * p.in_channels)};
-      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u, 0u, 0u};
       // Rows of a multiple of 4 values are read 4 per fetch (conv2d_dw.glsl's VEC_IN).
       const bool vec_in = p.in_w % 4 == 0;
       const auto format = vec_in ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
       const auto shift = static_cast<uint32_t>(((-p.padding[1]) % 4 + 4) % 4);
+      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u, vec_in ? 1u : 0u, shift};
       TVK_CHECK(texel_view_fits(input, format), op, ": the input ", input.shape_string(),
                 " exceeds this device's texel buffer limit");
-      l.constants[7] = vec_in ? 1u : 0u;
-      l.constants[8] = shift;
       launch(l, {out, Binding(input, format), texels1(w.weight), texels1(w.bias.defined() ? w.bias : w.weight)},
              params);
       return out;
