@@ -6,7 +6,9 @@
 #include <thread>
 
 #include "io/npy.h"
+#include "jit/ir/graph.h"
 #include "jit/runtime/graph_executor.h"
+#include "ops/registry.h"
 #include "jit/serialization/import.h"
 #include "model_support.h"
 #include "support/test_support.h"
@@ -152,6 +154,36 @@ TEST(PlannedExecution, AModelThatReadsResultsBackFallsBackToOpByOp) {
   EXPECT_EQ(s.replays, 0u);
   EXPECT_EQ(s.eager_runs, 4u);
   EXPECT_NE(s.last_fallback.find("reads device results back"), std::string::npos) << s.last_fallback;
+}
+
+TEST(PlannedExecution, ACpuCopyOfTheInputBeforeTheUploadIsNotReplayedStale) {
+  TVK_NEED_VULKAN();
+  if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
+  // x -> to(cpu, copy=True) -> to(vulkan) -> relu -> to(cpu): the upload's source is the CPU
+  // copy, not the input, so a replay could not send new inputs; the graph must run op by op.
+  auto graph = std::make_shared<Graph>();
+  const ops::OpEntry& to = ops::require_op("aten::to.prim_Device");
+  auto add = [&](const ops::OpEntry& op, std::vector<Arg> args) {
+    auto node = std::make_unique<Node>();
+    node->kind = NodeKind::Op;
+    node->op = &op;
+    node->args = std::move(args);
+    node->outputs.push_back(graph->new_value(ValueType::Tensor));
+    return graph->append(std::move(node))->outputs[0];
+  };
+  auto to_device = [&](Value* v, Device d, bool copy) {
+    return add(to, {Arg::of(v), Arg::of(IValue(d)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(copy))});
+  };
+  Value* x = graph->add_input("x", ValueType::Tensor);
+  Value* relu = add(ops::require_op("aten::relu"), {Arg::of(to_device(to_device(x, Device::CPU, true), Device::Vulkan, false))});
+  graph->outputs().push_back(Arg::of(to_device(relu, Device::CPU, false)));
+  GraphExecutor exec(graph);
+  for (uint64_t seed : {1, 2, 3}) {
+    const Tensor input = randn({4, 5}, seed);
+    const Tensor out = exec.run({IValue(input)}).toTensor();
+    EXPECT_EQ(testing_support::max_abs_diff(out, tvk::relu(input)), 0) << "seed " << seed;
+  }
+  EXPECT_EQ(exec.stats().replays, 0u);
 }
 
 TEST(CommandStream, FinishedBatchesAreRetiredWithoutReadingBack) {

@@ -53,11 +53,12 @@ bool is_transfer_to_cpu(const Node& n) {
 }
 
 // Ops whose CPU kernel reads only shapes and dtypes (or makes new tensors): running them once
-// while planning is valid for every call with the same signature.
+// while planning is valid for every call with the same signature. (aten::to reads data; it is
+// recordable only as an upload to a device, which the capture records.)
 bool reads_only_metadata(const std::string& name) {
   static const std::set<std::string> kNames = {"aten::dim", "aten::numel", "aten::size", "aten::zeros_like",
                                                "aten::ones_like", "aten::empty", "aten::empty_strided",
-                                               "aten::zeros", "aten::ones", "aten::to", "aten::len"};
+                                               "aten::zeros", "aten::ones", "aten::len"};
   return kNames.count(name) > 0;
 }
 
@@ -168,14 +169,13 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
           env[node.outputs[0]->id] = args[0];
           break;
         }
-        if (capture && capture->data_dependent.empty() && !reads_only_metadata(node.op->schema.name)) {
-          for (size_t i = 0; i < node.args.size(); ++i)
-            if (node.args[i].is_value() && args[i].isTensor() && args[i].toTensor().defined() &&
-                args[i].toTensor().device() == Device::CPU) {
-              capture->data_dependent = node.op->schema.full_name() + " reads a CPU tensor made by the model";
-              break;
-            }
-        }
+        // A CPU op reading a tensor the model made or was given: its result would not follow new
+        // inputs on a replay.
+        bool reads_cpu_data = false;
+        if (capture && capture->data_dependent.empty() && !reads_only_metadata(node.op->schema.name))
+          for (size_t i = 0; i < node.args.size() && !reads_cpu_data; ++i)
+            reads_cpu_data = node.args[i].is_value() && args[i].isTensor() && args[i].toTensor().defined() &&
+                             args[i].toTensor().device() == Device::CPU;
         IValue out;
         try {
           out = ops::call(*node.op, std::move(args));
@@ -183,6 +183,11 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
           if (node.source.empty()) throw;
           throw Error(node.source + ": " + e.what());
         }
+        // Except an upload (aten::to a device): the capture records it and replays re-send it.
+        const bool upload = node.op->schema.name == "aten::to" && out.isTensor() && out.toTensor().defined() &&
+                            out.toTensor().device() != Device::CPU;
+        if (reads_cpu_data && !upload)
+          capture->data_dependent = node.op->schema.full_name() + " reads a CPU tensor made by the model";
         if (node.outputs.size() == 1) {
           env[node.outputs[0]->id] = std::move(out);
         } else if (!node.outputs.empty()) {
