@@ -1,6 +1,8 @@
 #include "vulkan/api/command_stream.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "tvk/error.h"
 #include "vulkan/api/memory_pool.h"
@@ -177,6 +179,20 @@ void CommandStream::barrier_for(Batch& batch, const BufferAccess* accesses, size
                        0, nullptr);
 }
 
+namespace {
+// "groups=AxBxC local=AxBxC spec=..." : what tells one layer's dispatch from another's.
+std::string dispatch_shape(const PipelineKey& key, const std::array<uint32_t, 3>& groups) {
+  std::string s = "groups=" + std::to_string(groups[0]) + "x" + std::to_string(groups[1]) + "x" +
+                  std::to_string(groups[2]) + " local=" + std::to_string(key.local_size[0]) + "x" +
+                  std::to_string(key.local_size[1]) + "x" + std::to_string(key.local_size[2]) + " spec=";
+  for (size_t i = 0; i < key.constants.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(key.constants[i]);
+  }
+  return s;
+}
+}  // namespace
+
 void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
                              const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups,
                              const char* label) {
@@ -256,6 +272,7 @@ void CommandStream::record_dispatch(Batch& batch, const Pipeline& pipeline, cons
   if (timed) {
     vkCmdWriteTimestamp(batch.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch.profile_queries, query + 1);
     batch.profile_labels.emplace_back(label, pipeline.key().shader.c_str());
+    if (profile_dispatches_) batch.profile_shapes.push_back(dispatch_shape(pipeline.key(), groups));
   }
   ++batch.recorded;
 }
@@ -331,6 +348,7 @@ void CommandStream::retire_locked() {
   }
 }
 
+
 void CommandStream::collect_profile(Batch& batch) {
   if (batch.profile_labels.empty()) return;
   const auto n = static_cast<uint32_t>(2 * batch.profile_labels.size());
@@ -340,12 +358,15 @@ void CommandStream::collect_profile(Batch& batch) {
   const double period = device_.physical().timestamp_period_ns;
   for (size_t i = 0; i < batch.profile_labels.size(); ++i) {
     const auto [label, shader] = batch.profile_labels[i];
-    ProfileStat& stat = profile_[label ? std::string(label) + " [" + shader + "]" : std::string(shader)];
+    std::string key = label ? std::string(label) + " [" + shader + "]" : std::string(shader);
+    if (i < batch.profile_shapes.size()) key += " " + batch.profile_shapes[i];
+    ProfileStat& stat = profile_[key];
     const uint64_t begin = ticks[2 * i], end = ticks[2 * i + 1];
     stat.gpu_ns += end > begin ? static_cast<double>(end - begin) * period : 0.0;
     ++stat.dispatches;
   }
   batch.profile_labels.clear();
+  batch.profile_shapes.clear();
 }
 
 void CommandStream::set_profiling(bool on) {
@@ -354,6 +375,8 @@ void CommandStream::set_profiling(bool on) {
   TVK_CHECK(!on || device_.physical().timestamps, "this Vulkan device has no timestamp queries on its compute queue");
   synchronize();
   profiling_ = on;
+  const char* detail = std::getenv("TVK_PROFILE_DISPATCHES");
+  profile_dispatches_ = on && detail && std::string(detail) == "1";
 }
 
 std::map<std::string, ProfileStat> CommandStream::take_profile() {

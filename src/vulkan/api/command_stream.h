@@ -50,6 +50,7 @@ struct Recording {
   uint32_t recorded = 0;
   VkQueryPool profile_queries = VK_NULL_HANDLE;  // 2 per dispatch, when profiling
   std::vector<std::pair<const char*, const char*>> profile_labels;  // (label, shader)
+  std::vector<std::string> profile_shapes;  // per dispatch, when TVK_PROFILE_DISPATCHES=1
   // Accesses since the last barrier; a command that touches one of them in conflict (either
   // side writes) gets a barrier first. The first command always does (earlier submissions).
   std::vector<BufferAccess> since_barrier;
@@ -193,6 +194,7 @@ class CommandStream {
   std::deque<std::unique_ptr<Batch>> in_flight_;
   std::vector<std::unique_ptr<Batch>> spare_;
   bool profiling_ = false;
+  bool profile_dispatches_ = false;  // profile keys name each dispatch's shape (TVK_PROFILE_DISPATCHES=1)
   std::map<std::string, ProfileStat> profile_;
   std::atomic<uint64_t> submits_{0};
   std::atomic<uint64_t> dispatches_total_{0};
