@@ -52,6 +52,11 @@ class DeviceCapture {
   // Where to write new bytes for the host data uploaded from `source` while capturing, so the
   // next replay uploads them instead; nullptr when nothing was uploaded from there.
   virtual void* upload_slot(const void* source, size_t nbytes) const = 0;
+  // While recording: copies the first `nbytes` of `storage` (a tensor of this device) into host
+  // memory as the recording's last step, and again at the end of every replay. Returns where
+  // the bytes land, readable once the work has finished; nullptr when the backend has no such
+  // copy (the caller then downloads after the work).
+  virtual const void* download_slot(const Storage& storage, size_t nbytes) = 0;
   virtual size_t dispatches() const = 0;
 };
 

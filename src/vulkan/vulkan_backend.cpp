@@ -53,11 +53,22 @@ class VulkanCapture final : public DeviceCapture {
       if (u.source == source && u.bytes == nbytes) return u.staging;
     return nullptr;
   }
+  const void* download_slot(const Storage& storage, size_t nbytes) override {
+    if (CommandStream::current_capture() != &capture_ || nbytes == 0) return nullptr;
+    const Buffer& from = static_cast<const VulkanStorage&>(storage).buffer();
+    auto staging = std::make_shared<Buffer>(ctx_->device(), ctx_->memory(), nbytes, MemoryUsage::Staging);
+    ctx_->stream().copy(from.handle(), staging->handle(), nbytes, from.offset(), staging->offset());
+    downloads_.push_back(staging);
+    return staging->mapped();
+  }
   size_t dispatches() const override { return capture_.dispatches(); }
 
  private:
   std::shared_ptr<Context> ctx_;
   Capture capture_;
+  // Host-cached copies of the outputs, written by the recording's last commands: reading an
+  // output this way costs no submit of its own after a replay.
+  std::vector<std::shared_ptr<Buffer>> downloads_;
 };
 
 class VulkanBackend final : public DeviceBackend {
@@ -99,7 +110,9 @@ class VulkanBackend final : public DeviceBackend {
     auto& storage = static_cast<const VulkanStorage&>(src);
     Context& ctx = storage.context();
     if (nbytes == 0) return;
-    if (const uint8_t* p = storage.buffer().mapped(); p && !ctx.force_staging()) {
+    // Mapped memory is read directly only when cached: uncached reads (a ReBAR window on a
+    // discrete GPU) crawl at a few hundred MB/s, slower than a copy into staging memory.
+    if (const uint8_t* p = storage.buffer().mapped(); p && storage.buffer().host_cached() && !ctx.force_staging()) {
       ctx.stream().synchronize();
       std::memcpy(dst, p, nbytes);
       return;

@@ -1,8 +1,12 @@
 #include "jit/runtime/graph_executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "core/storage.h"
 #include "jit/runtime/builtins.h"
@@ -86,19 +90,47 @@ std::string signature_of(const Stack& inputs, Device device, bool outputs_to_cpu
 // Device tensors of a recorded result live in the recording's arena, which the next replay
 // overwrites: each call returns fresh tensors. `to_cpu` holds the storages whose values the
 // graph moves to the CPU (transfers left out while capturing).
-IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool all_to_cpu) {
+// Host copies of a recording's outputs that its last commands write (DeviceCapture::download_slot).
+using Downloads = std::map<const Storage*, const void*>;
+
+IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool all_to_cpu,
+                   const Downloads* downloads = nullptr) {
   if (v.isTensor()) {
     const Tensor& t = v.toTensor();
     if (!t.defined() || t.device() == Device::CPU) return v;
-    if (all_to_cpu || to_cpu.count(t.storage().get())) return IValue(t.cpu());
+    if (all_to_cpu || to_cpu.count(t.storage().get())) {
+      if (downloads) {
+        // Device tensors are contiguous from offset 0, so the slot holds exactly the tensor.
+        auto it = downloads->find(t.storage().get());
+        if (it != downloads->end() && it->second) {
+          Tensor out = empty(t.sizes(), t.dtype(), Device::CPU);
+          std::memcpy(out.raw_data(), it->second, out.nbytes());
+          return IValue(std::move(out));
+        }
+      }
+      return IValue(t.cpu());
+    }
     return IValue(t.clone());  // a device copy outside the arena
   }
   if (v.isList() || v.isTuple()) {
     List items;
-    for (const IValue& e : v.toList()) items.push_back(materialize(e, to_cpu, all_to_cpu));
+    for (const IValue& e : v.toList()) items.push_back(materialize(e, to_cpu, all_to_cpu, downloads));
     return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
   }
   return v;
+}
+// Records the copies of the device tensors materialize() will bring to the CPU.
+void record_downloads(const IValue& v, const std::set<const Storage*>& to_cpu, bool all_to_cpu,
+                      DeviceCapture& capture, Downloads& downloads) {
+  if (v.isTensor()) {
+    const Tensor& t = v.toTensor();
+    if (!t.defined() || t.device() == Device::CPU) return;
+    const Storage* s = t.storage().get();
+    if ((all_to_cpu || to_cpu.count(s)) && !downloads.count(s)) downloads[s] = capture.download_slot(*s, s->nbytes());
+    return;
+  }
+  if (v.isList() || v.isTuple())
+    for (const IValue& e : v.toList()) record_downloads(e, to_cpu, all_to_cpu, capture, downloads);
 }
 }  // namespace
 
@@ -113,6 +145,7 @@ struct GraphExecutor::Plan {
   std::vector<size_t> input_bytes;
   IValue outputs;                  // as the recording leaves them
   std::set<const Storage*> to_cpu;
+  Downloads downloads;             // outputs' host copies, written by each replay
   std::mutex mutex;                // one replay at a time: the recording has one set of buffers
 };
 
@@ -261,6 +294,33 @@ IValue GraphExecutor::run_eager(Stack inputs, Device device, bool outputs_to_cpu
   return outputs_to_cpu ? to_device(result, Device::CPU) : result;
 }
 
+namespace {
+// Copies a replay's input into its staging memory. One core copies about 6 GB/s, so a batch of
+// images (19 MB for 32 at 224x224) takes 3 ms alone; large copies are spread over a few threads.
+void copy_input(void* dst, const void* src, size_t bytes) {
+  constexpr size_t kPerThread = size_t{4} << 20;
+  const size_t threads = std::min<size_t>({bytes / kPerThread, std::max(1u, std::thread::hardware_concurrency()), 8});
+  if (threads < 2) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  const size_t part = (bytes / threads + 63) / 64 * 64;
+  std::vector<std::thread> workers;
+  auto copy_part = [=](size_t i) {
+    const size_t begin = std::min(bytes, i * part), end = std::min(bytes, begin + part);
+    std::memcpy(static_cast<uint8_t*>(dst) + begin, static_cast<const uint8_t*>(src) + begin, end - begin);
+  };
+  try {
+    for (size_t i = 1; i < threads; ++i) workers.emplace_back(copy_part, i);
+  } catch (const std::system_error&) {
+    // No thread to be had: the parts not handed out are copied here.
+    for (size_t i = workers.size() + 1; i < threads; ++i) copy_part(i);
+  }
+  copy_part(0);
+  for (std::thread& t : workers) t.join();
+}
+}  // namespace
+
 IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_cpu, bool* done) const {
   *done = false;
   bool plannable = true;
@@ -279,10 +339,10 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
     lock.unlock();
     std::lock_guard<std::mutex> replay_lock(plan->mutex);
     for (size_t i = 0; i < inputs.size(); ++i)
-      if (plan->input_slots[i]) std::memcpy(plan->input_slots[i], inputs[i].toTensor().raw_data(), plan->input_bytes[i]);
+      if (plan->input_slots[i]) copy_input(plan->input_slots[i], inputs[i].toTensor().raw_data(), plan->input_bytes[i]);
     plan->capture->replay();
     *done = true;
-    return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu);
+    return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu, &plan->downloads);
   }
 
   // A new signature: record it (other callers wait; recording is one run of the graph).
@@ -302,6 +362,7 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
     run_block(graph_->top(), env, true, &state);
     const Arg& out = graph_->outputs().at(0);
     result = out.is_value() ? env[out.value->id] : out.constant;
+    record_downloads(result, state.to_cpu, outputs_to_cpu, *plan->capture, plan->downloads);
   } catch (...) {
     plan->capture->end();  // the recording is dropped unrun; the error (a model's raise, say) goes on
     throw;
@@ -332,7 +393,7 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
   if (plans_.size() > kMaxPlans) plans_.pop_back();
   std::lock_guard<std::mutex> replay_lock(plan->mutex);
   lock.unlock();
-  return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu);
+  return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu, &plan->downloads);
 }
 
 IValue GraphExecutor::run(Stack inputs) const { return run(std::move(inputs), Device::CPU, false); }

@@ -27,6 +27,8 @@ class Buffer {
   bool in_arena() const { return !owns_buffer_ && buffer_ != VK_NULL_HANDLE; }
   // Host pointer when the memory is host-visible and coherent, else nullptr.
   uint8_t* mapped() const { return allocation_ ? allocation_.mapped() : nullptr; }
+  // Whether reading mapped() from the host is fast (cached memory, not a BAR window).
+  bool host_cached() const { return allocation_ && allocation_.host_cached(); }
 
   // A uniform-texel-buffer view of the whole buffer as R32_SFLOAT (Texel1) or
   // R32G32B32A32_SFLOAT (Texel4), made on first use and destroyed with the buffer. Throws when

@@ -140,6 +140,8 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
       throw_vk_error(r, "vkMapMemory", __FILE__, __LINE__);
     }
     block->mapped = static_cast<uint8_t*>(p);
+    block->host_cached = (device_.memory_properties().memoryTypes[type_index].propertyFlags &
+                          VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
   }
   if (arena_) {
     const VkBufferCreateInfo info = tensor_buffer_info(size);

@@ -29,6 +29,9 @@ struct MemoryBlock {
   VkDeviceSize size = 0;
   uint32_t type_index = 0;
   uint8_t* mapped = nullptr;  // whole block mapped once when host-visible
+  // Host reads of mapped memory are fast only when it is host-cached; a device-local
+  // host-visible heap (a PCIe BAR window) reads back at a few hundred MB/s.
+  bool host_cached = false;
   std::map<VkDeviceSize, VkDeviceSize> free_ranges;  // offset -> size, coalesced
   VkDeviceSize used = 0;
 };
@@ -41,6 +44,7 @@ struct Allocation {
   VkDeviceMemory memory() const { return block->memory; }
   // Host pointer, or nullptr when the memory is not host-visible.
   uint8_t* mapped() const { return block->mapped ? block->mapped + offset : nullptr; }
+  bool host_cached() const { return block->host_cached; }
 };
 
 struct MemoryStats {
