@@ -12,7 +12,8 @@
 // in one pass).
 // KSPLIT > 1 (GPUs, where one invocation per tile leaves most of the chip idle on small
 // layers): the work group's y dimension splits the input channels, and the partial sums meet in
-// shared memory. The work group then has gl_WorkGroupSize.x pixel quads x KSPLIT slices.
+// shared memory (a tree reduction). The work group then has gl_WorkGroupSize.x pixel quads x
+// KSPLIT slices.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 1;
@@ -25,6 +26,10 @@ layout(constant_id = 9) const int FLAT = 0;
 layout(constant_id = 10) const int HAS_RESIDUAL = 0;
 layout(constant_id = 11) const int ALIGNED = 0;  // out_w % 4 == 0: a row of 4 outputs is one vec4
 layout(constant_id = 12) const int KSPLIT = 1;
+// UNROLL = 4 (GPUs): the channel loop runs 4 channels per iteration, so the loads of 4 channels
+// are in flight together; one channel at a time leaves a GPU waiting on each load's latency.
+// lavapipe runs UNROLL = 1 (its loads are per-lane loops; unrolling only grows the code).
+layout(constant_id = 13) const int UNROLL = 1;
 
 const int kMaxInvocations = 128;  // x * y of the work group (checked by the host)
 shared vec4 partial[kMaxInvocations * 8];
@@ -48,6 +53,40 @@ layout(push_constant) uniform Params {
 // Row span of input one invocation reads per tap row: 4 outputs, KW taps.
 const int SPAN = 3 * SW + (KW - 1) * DW + 1;
 
+vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+vec4 acc4 = vec4(0.0), acc5 = vec4(0.0), acc6 = vec4(0.0), acc7 = vec4(0.0);
+
+void fma8(vec4 v, vec4 wl, vec4 wh) {
+  acc0 += v * wl.x; acc1 += v * wl.y; acc2 += v * wl.z; acc3 += v * wl.w;
+  acc4 += v * wh.x; acc5 += v * wh.y; acc6 += v * wh.z; acc7 += v * wh.w;
+}
+
+// One input channel of a FLAT (1x1) tile: 4 pixels as one texel.
+void flat_channel(int xi, int plane4, int wbase, int ic) {
+  fma8(texelFetch(x, xi + ic * plane4), texelFetch(w, wbase + ic * 2), texelFetch(w, wbase + ic * 2 + 1));
+}
+
+// One input channel of a general tile: KH x KW taps over 4 outputs of one row.
+void tile_channel(int n, int ic0, int oy, int ix0, int wbase, int ic) {
+  int in_base = ((n + batch_base) * in_c + ic0 + ic) * in_h * in_w;
+  for (int ky = 0; ky < KH; ++ky) {
+    int iy = oy * SH - pad_h + ky * DH;
+    bool row_ok = iy >= 0 && iy < in_h;
+    int rb = in_base + clamp(iy, 0, in_h - 1) * in_w;
+    float row[SPAN];
+    for (int s = 0; s < SPAN; ++s) {
+      int ix = ix0 + s;
+      float v = texelFetch(x, rb + clamp(ix, 0, in_w - 1)).r;
+      row[s] = (row_ok && ix >= 0 && ix < in_w) ? v : 0.0;
+    }
+    for (int kx = 0; kx < KW; ++kx) {
+      vec4 v = vec4(row[kx * DW], row[kx * DW + SW], row[kx * DW + 2 * SW], row[kx * DW + 3 * SW]);
+      int wk = wbase + ((ic * KH + ky) * KW + kx) * 2;
+      fma8(v, texelFetch(w, wk), texelFetch(w, wk + 1));
+    }
+  }
+}
+
 void main() {
   int lane = int(gl_GlobalInvocationID.x);
   int slice = int(gl_LocalInvocationID.y);
@@ -59,21 +98,22 @@ void main() {
   int wbase = block * k_size * 2;
   int out_plane = out_h * out_w;
 
-  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
-  vec4 acc4 = vec4(0.0), acc5 = vec4(0.0), acc6 = vec4(0.0), acc7 = vec4(0.0);
-
   int oy = 0, ox0 = 0;
   bool live;
+  int ic = slice;
   if (FLAT == 1) {
     int plane4 = out_plane / 4;
     live = lane < plane4;
     int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(lane, plane4 - 1);
-    for (int ic = slice; ic < in_c_per_group; ic += KSPLIT) {
-      vec4 v = texelFetch(x, xi + ic * plane4);
-      vec4 wl = texelFetch(w, wbase + ic * 2), wh = texelFetch(w, wbase + ic * 2 + 1);
-      acc0 += v * wl.x; acc1 += v * wl.y; acc2 += v * wl.z; acc3 += v * wl.w;
-      acc4 += v * wh.x; acc5 += v * wh.y; acc6 += v * wh.z; acc7 += v * wh.w;
+    if (UNROLL == 4) {
+      for (; ic + 3 * KSPLIT < in_c_per_group; ic += 4 * KSPLIT) {
+        flat_channel(xi, plane4, wbase, ic);
+        flat_channel(xi, plane4, wbase, ic + KSPLIT);
+        flat_channel(xi, plane4, wbase, ic + 2 * KSPLIT);
+        flat_channel(xi, plane4, wbase, ic + 3 * KSPLIT);
+      }
     }
+    for (; ic < in_c_per_group; ic += KSPLIT) flat_channel(xi, plane4, wbase, ic);
   } else {
     int quads = (out_w + 3) / 4;
     live = lane < out_h * quads;
@@ -81,39 +121,34 @@ void main() {
     oy = l / quads;
     ox0 = (l % quads) * 4;
     int ix0 = ox0 * SW - pad_w;
-    for (int ic = slice; ic < in_c_per_group; ic += KSPLIT) {
-      int in_base = ((n + batch_base) * in_c + ic0 + ic) * in_h * in_w;
-      for (int ky = 0; ky < KH; ++ky) {
-        int iy = oy * SH - pad_h + ky * DH;
-        bool row_ok = iy >= 0 && iy < in_h;
-        int rb = in_base + clamp(iy, 0, in_h - 1) * in_w;
-        float row[SPAN];
-        for (int s = 0; s < SPAN; ++s) {
-          int ix = ix0 + s;
-          float v = texelFetch(x, rb + clamp(ix, 0, in_w - 1)).r;
-          row[s] = (row_ok && ix >= 0 && ix < in_w) ? v : 0.0;
-        }
-        for (int kx = 0; kx < KW; ++kx) {
-          vec4 v = vec4(row[kx * DW], row[kx * DW + SW], row[kx * DW + 2 * SW], row[kx * DW + 3 * SW]);
-          int wk = wbase + ((ic * KH + ky) * KW + kx) * 2;
-          vec4 wl = texelFetch(w, wk), wh = texelFetch(w, wk + 1);
-          acc0 += v * wl.x; acc1 += v * wl.y; acc2 += v * wl.z; acc3 += v * wl.w;
-          acc4 += v * wh.x; acc5 += v * wh.y; acc6 += v * wh.z; acc7 += v * wh.w;
-        }
+    if (UNROLL == 4) {
+      for (; ic + 3 * KSPLIT < in_c_per_group; ic += 4 * KSPLIT) {
+        tile_channel(n, ic0, oy, ix0, wbase, ic);
+        tile_channel(n, ic0, oy, ix0, wbase, ic + KSPLIT);
+        tile_channel(n, ic0, oy, ix0, wbase, ic + 2 * KSPLIT);
+        tile_channel(n, ic0, oy, ix0, wbase, ic + 3 * KSPLIT);
       }
     }
+    for (; ic < in_c_per_group; ic += KSPLIT) tile_channel(n, ic0, oy, ix0, wbase, ic);
   }
   if (KSPLIT > 1) {
-    int me = (slice * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)) * 8;
+    // Tree reduction over the slices (KSPLIT is a power of two): log2(KSPLIT) steps, where one
+    // invocation summing every slice would wait on KSPLIT * 8 shared-memory loads in a row.
+    int wx = int(gl_WorkGroupSize.x), lx = int(gl_LocalInvocationID.x);
+    int me = (slice * wx + lx) * 8;
     partial[me] = acc0; partial[me + 1] = acc1; partial[me + 2] = acc2; partial[me + 3] = acc3;
     partial[me + 4] = acc4; partial[me + 5] = acc5; partial[me + 6] = acc6; partial[me + 7] = acc7;
-    barrier();
-    if (slice != 0) return;
-    for (int s = 1; s < KSPLIT; ++s) {
-      int other = (s * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)) * 8;
-      acc0 += partial[other]; acc1 += partial[other + 1]; acc2 += partial[other + 2]; acc3 += partial[other + 3];
-      acc4 += partial[other + 4]; acc5 += partial[other + 5]; acc6 += partial[other + 6]; acc7 += partial[other + 7];
+    for (int step = KSPLIT / 2; step > 0; step /= 2) {
+      barrier();
+      if (slice < step) {
+        int other = ((slice + step) * wx + lx) * 8;
+        acc0 += partial[other]; acc1 += partial[other + 1]; acc2 += partial[other + 2]; acc3 += partial[other + 3];
+        acc4 += partial[other + 4]; acc5 += partial[other + 5]; acc6 += partial[other + 6]; acc7 += partial[other + 7];
+        partial[me] = acc0; partial[me + 1] = acc1; partial[me + 2] = acc2; partial[me + 3] = acc3;
+        partial[me + 4] = acc4; partial[me + 5] = acc5; partial[me + 6] = acc6; partial[me + 7] = acc7;
+      }
     }
+    if (slice != 0) return;
   }
   if (!live) return;
 

@@ -2,7 +2,7 @@
 // and read as RGBA32 texels ([K][N/4], the bias after them), so each invocation computes 4
 // outputs of one row with one input read and one weight texel per step of K. A work group
 // covers one row (z), so the input read is the same for all its invocations. KSPLIT > 1 (GPUs):
-// the work group's y dimension splits K, partial sums meet in shared memory.
+// the work group's y dimension splits K, partial sums meet in shared memory (a tree).
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -28,10 +28,17 @@ void main() {
   int xb = m * inner;
   for (int k = slice; k < inner; k += KSPLIT) acc += texelFetch(x, xb + k).r * texelFetch(w, k * cols4 + c);
   if (KSPLIT > 1) {
-    partial[slice * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)] = acc;
-    barrier();
+    // Tree reduction over the slices (KSPLIT is a power of two).
+    int wx = int(gl_WorkGroupSize.x), lx = int(gl_LocalInvocationID.x);
+    partial[slice * wx + lx] = acc;
+    for (int step = KSPLIT / 2; step > 0; step /= 2) {
+      barrier();
+      if (slice < step) {
+        acc += partial[(slice + step) * wx + lx];
+        partial[slice * wx + lx] = acc;
+      }
+    }
     if (slice != 0) return;
-    for (int s = 1; s < KSPLIT; ++s) acc += partial[s * int(gl_WorkGroupSize.x) + int(gl_LocalInvocationID.x)];
   }
   if (!live) return;
   acc = clamp(acc, out_min, out_max);

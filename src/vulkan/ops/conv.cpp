@@ -149,7 +149,7 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       l.local[1] = split;
       l.global = {u32(op, lanes), split, u32(op, p.batch * blocks)};
       l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
-                     p.out_w % 4 == 0 ? 1u : 0u, split};
+                     p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() ? 4u : 1u};
       const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
       TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
                 ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");

@@ -242,14 +242,18 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
                       -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
   ShaderLaunch l;
   l.shader = "linear_t4";
-  uint32_t local = 8;
-  while (local < 64 && local < cols4) local *= 2;
   constexpr uint32_t kMaxInvocations = 256;  // linear_t4.glsl's shared partial sums
-  uint32_t split = reduction_split(cols4 * rows, ctx.in, kMaxInvocations / local, 32);
+  constexpr uint32_t kMinLocal = 4;
+  // A GPU splits K until it has enough invocations (a 1280 -> 1000 layer at batch 1 has 250
+  // column quads: 4 work groups without a split, latency-bound on an H200); the columns a work
+  // group covers shrink to make room for the slices.
+  uint32_t split = reduction_split(cols4 * rows, ctx.in, kMaxInvocations / kMinLocal, 32);
   // No invocation walks more than 32768 terms: lavapipe stops a shader's loops after 65535
   // iterations (docs/architecture.md), so long rows are split on every device.
   constexpr int64_t kMaxTermsPerInvocation = 32768;
-  while (split < kMaxInvocations / local && ctx.in > kMaxTermsPerInvocation * split) split *= 2;
+  while (split < kMaxInvocations / kMinLocal && ctx.in > kMaxTermsPerInvocation * split) split *= 2;
+  uint32_t local = std::min<uint32_t>(8, kMaxInvocations / split);
+  while (local < 64 && local < cols4 && local * 2 * split <= kMaxInvocations) local *= 2;
   TVK_CHECK(ctx.in <= kMaxTermsPerInvocation * split, op, ": ", ctx.in, " input features exceed what one output's ",
             split, " invocations can sum (", kMaxTermsPerInvocation * split, ")");
   l.local = {local, split, 1};

@@ -52,9 +52,10 @@ void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const
     if (!capturing || !storage_of(b.tensor).buffer().in_arena()) stream.keep_alive(b.tensor.storage());
 }
 
-uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int64_t min_per_slice) {
-  // TVK_REDUCTION_SPLIT=N forces a split (a power of two, capped by max_split and k), so the
-  // GPU path is tested on lavapipe too.
+namespace {
+// TVK_REDUCTION_SPLIT=N forces a split (a power of two, capped by max_split and k) and the
+// other GPU-shaped choices, so the GPU paths are tested on lavapipe too. 0 when unset.
+uint32_t forced_split() {
   static const uint32_t forced = [] {
     const char* v = std::getenv("TVK_REDUCTION_SPLIT");
     const long n = v ? std::strtol(v, nullptr, 10) : 0;
@@ -62,6 +63,16 @@ uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int
     if (n >= 1) for (p = 1; p * 2 <= static_cast<uint32_t>(std::min(n, 256L));) p *= 2;
     return p;
   }();
+  return forced;
+}
+}  // namespace
+
+bool gpu_shaped_kernels() {
+  return forced_split() != 0 || Context::get()->device().physical().type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
+uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int64_t min_per_slice) {
+  const uint32_t forced = forced_split();
   if (forced) {
     uint32_t split = std::min(forced, max_split);
     while (split > 1 && k < split) split /= 2;

@@ -63,6 +63,9 @@ inline ShaderLaunch grid_launch(std::string shader, std::array<uint32_t, 3> glob
 // few cores are busy already; on GPUs up to `max_split`, keeping at least `min_per_slice`
 // terms per slice.
 uint32_t reduction_split(int64_t invocations, int64_t k, uint32_t max_split, int64_t min_per_slice = 16);
+// Whether kernels take their GPU shape (loops unrolled for memory-level parallelism, say): true
+// on GPUs, false on CPU devices such as lavapipe, true there too under TVK_REDUCTION_SPLIT.
+bool gpu_shaped_kernels();
 // One work group of `group` invocations (x) per row, `rows` groups folded into x and y when x
 // would exceed the group-count limit (shaders find their row as WorkGroupID.x + .y * NumWorkGroups.x).
 ShaderLaunch row_groups_launch(std::string shader, int64_t rows, uint32_t group);
