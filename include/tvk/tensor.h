@@ -72,8 +72,15 @@ class Tensor {
   DType dtype_ = DType::Float32;
 };
 
+// Both throw tvk::Error when a product overflows int64 (sizes come from model files).
 IntList contiguous_strides(const IntList& sizes);
 int64_t numel_of(const IntList& sizes);
+// Throws tvk::Error unless the view (sizes, strides and offset in elements of `element_size`
+// bytes) addresses only bytes below `storage_bytes`: non-negative sizes, strides and offset, and
+// no overflow on the way. Every tensor is checked by this when it is made, and every geometry a
+// device kernel is given, so no index past a buffer reaches a kernel.
+void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size,
+                          size_t storage_bytes);
 std::string shape_string(const IntList& sizes);
 
 // Factories: contiguous tensors on `device` (CPU by default).

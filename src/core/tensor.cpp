@@ -32,15 +32,45 @@ IntList contiguous_strides(const IntList& sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s))
+      throw Error(detail::concat("the strides of sizes ", shape_string(sizes), " overflow int64"));
   }
   return strides;
 }
 
 int64_t numel_of(const IntList& sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes)
+    if (__builtin_mul_overflow(n, s, &n))
+      throw Error(detail::concat("sizes ", shape_string(sizes), " hold more elements than int64 counts"));
   return n;
+}
+
+void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size,
+                          size_t storage_bytes) {
+  TVK_CHECK(sizes.size() == strides.size(), "sizes ", shape_string(sizes), " and strides ", shape_string(strides),
+            " differ in rank");
+  TVK_CHECK(offset >= 0, "negative storage offset ", offset);
+  int64_t last = offset;  // the last element the view reaches
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    TVK_CHECK(sizes[i] >= 0 && strides[i] >= 0, "negative size or stride in sizes ", shape_string(sizes),
+              ", strides ", shape_string(strides));
+    if (sizes[i] == 0) empty = true;
+  }
+  (void)numel_of(sizes);  // throws on overflow, even for views that hold no element
+  if (empty) return;
+  bool overflow = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t reach = 0;
+    overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach);
+    overflow |= __builtin_add_overflow(last, reach, &last);
+  }
+  uint64_t end_bytes = 0;
+  overflow |= __builtin_mul_overflow(static_cast<uint64_t>(last) + 1, static_cast<uint64_t>(element_size), &end_bytes);
+  TVK_CHECK(!overflow && end_bytes <= storage_bytes, "the view with sizes ", shape_string(sizes), ", strides ",
+            shape_string(strides), " and offset ", offset, " reaches past the end of its ", storage_bytes,
+            "-byte storage");
 }
 
 std::string shape_string(const IntList& sizes) {
@@ -57,6 +87,8 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
   TVK_CHECK(sizes_.size() == strides_.size(), "tensor sizes ", tvk::shape_string(sizes_), " and strides ",
             tvk::shape_string(strides_), " differ in rank");
   for (int64_t s : sizes_) TVK_CHECK(s >= 0, "negative size in ", tvk::shape_string(sizes_));
+  if (storage_) check_view_in_bounds(sizes_, strides_, offset_, element_size(dtype_), storage_->nbytes());
+  else (void)numel_of(sizes_);
 }
 
 int64_t Tensor::size(int64_t d) const {
@@ -154,16 +186,7 @@ Tensor Tensor::as_strided(IntList sizes, IntList strides, int64_t offset) const 
   if (device() != Device::CPU)
     TVK_CHECK(out.is_contiguous() && offset == 0, "a ", to_string(device()),
               " tensor can only be viewed contiguously; got strides ", tvk::shape_string(out.strides_));
-  // Bounds: the largest element reachable must lie inside the storage.
-  if (out.numel() > 0) {
-    int64_t last = offset;
-    for (size_t i = 0; i < out.sizes_.size(); ++i) {
-      TVK_CHECK(out.strides_[i] >= 0, "negative stride in as_strided");
-      last += (out.sizes_[i] - 1) * out.strides_[i];
-    }
-    TVK_CHECK(offset >= 0 && static_cast<size_t>(last + 1) * element_size(dtype_) <= storage_->nbytes(),
-              "view ", tvk::shape_string(out.sizes_), " reaches past the end of its storage");
-  }
+  // Bounds: checked by the constructor (check_view_in_bounds).
   return out;
 }
 
@@ -177,7 +200,8 @@ Tensor Tensor::view(IntList sizes) const {
       infer = static_cast<int64_t>(i);
     } else {
       TVK_CHECK(sizes[i] >= 0, "view: invalid size ", sizes[i], " in ", tvk::shape_string(sizes));
-      known *= sizes[i];
+      TVK_CHECK(!__builtin_mul_overflow(known, sizes[i], &known), "view: shape ", tvk::shape_string(sizes),
+                " holds more elements than int64 counts");
     }
   }
   if (infer >= 0) {

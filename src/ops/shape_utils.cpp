@@ -66,7 +66,8 @@ IntList infer_size(const char* op, IntList shape, int64_t numel) {
       infer = static_cast<int64_t>(i);
     } else {
       TVK_CHECK(shape[i] >= 0, op, ": invalid size ", shape[i], " in ", shape_string(shape));
-      known *= shape[i];
+      TVK_CHECK(!__builtin_mul_overflow(known, shape[i], &known), op, ": shape ", shape_string(shape),
+                " holds more elements than int64 counts");
     }
   }
   if (infer >= 0) {

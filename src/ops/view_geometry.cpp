@@ -36,8 +36,10 @@ ViewGeometry slice_geometry(const Tensor& t, int64_t dim, std::optional<int64_t>
   hi = std::clamp<int64_t>(hi, lo, size);
   ViewGeometry g = geometry_of(t);
   g.offset += lo * g.strides[d];
-  g.sizes[d] = (hi - lo + step - 1) / step;
-  g.strides[d] *= step;
+  // Written so that no step (one from a model file may be near INT64_MAX) overflows: with two
+  // or more elements, step < size, so the product stays within the tensor's own reach.
+  g.sizes[d] = hi == lo ? 0 : (hi - lo - 1) / step + 1;
+  if (g.sizes[d] > 1) g.strides[d] *= step;
   return g;
 }
 

@@ -60,6 +60,18 @@ class DataDependent(torch.nn.Module):
         return y * 2.0
 
 
+class HostileView(torch.nn.Module):
+    """A hostile file (issue 14): view sizes whose product overflows int64 to exactly the input's 4
+    elements, then an index four million floats past its storage. torch rejects it at run time."""
+
+    def forward(self, x):
+        return x.view([4611686018427387905, 4]).select(0, 1000000).relu_()
+
+
+# Models that must fail cleanly: written as scripts, with no expected output.
+HOSTILE = {"hostile_view": HostileView}
+
+
 def build(name, small):
     classes = 100 if small else 1000
     tv = torchvision.models
@@ -104,12 +116,17 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
-    parser.add_argument("--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent")
+    parser.add_argument(
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,hostile_view"
+    )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     torch.manual_seed(0)
     for name in args.only.split(","):
+        if name in HOSTILE:
+            torch.jit.save(torch.jit.script(HOSTILE[name]()), os.path.join(args.out_dir, name + "_script.pt"))
+            continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
         size = 64 if name in ("control_flow", "data_dependent") else 224

@@ -129,6 +129,27 @@ TEST(ModelLoader, WrongInputCountIsAnError) {
   EXPECT_THROW(module.forward({}), Error);
 }
 
+// Issue 14: view sizes whose product overflows int64 to the input's own 4 elements, then a
+// select four million floats past the buffer. Vulkan used to run it, writing out of bounds.
+TEST(ModelLoader, HostileViewSizesAreAnErrorOnEveryDevice) {
+  std::vector<Device> devices{Device::CPU};
+  if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+  for (Device device : devices) {
+    jit::Module module = jit::load(torch113_dir() + "/hostile_view_script.pt", device);
+    std::vector<IValue> in;
+    in.emplace_back(ones({4}).to(device));
+    try {
+      module.forward(std::move(in));
+      ADD_FAILURE() << "the hostile view ran on " << to_string(device);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("more elements than int64 counts"), std::string::npos) << e.what();
+    }
+    // The process stays usable.
+    Tensor x = tvk::rand({2, 3}, 5).to(device);
+    EXPECT_EQ(testing_support::max_abs_diff(tvk::relu(x).cpu(), tvk::rand({2, 3}, 5)), 0.0);
+  }
+}
+
 TEST(ModelLoader, VulkanModuleKeepsParametersOnTheGpu) {
   TVK_NEED_VULKAN();
   jit::Module module = jit::load(torch211_dir() + "/control_flow_script.pt", Device::Vulkan);

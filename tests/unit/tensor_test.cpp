@@ -1,5 +1,8 @@
 // Core tensors: factories, views, strides, contiguity and their errors.
+#include <limits>
+
 #include "support/test_support.h"
+#include "tvk/ops.h"
 
 using namespace tvk;
 
@@ -81,4 +84,36 @@ TEST(Device, ParsesPyTorchNames) {
   EXPECT_EQ(parse_device("vulkan"), Device::Vulkan);
   EXPECT_EQ(parse_device("cpu:0"), Device::CPU);
   EXPECT_THROW(parse_device("cuda"), Error);
+}
+
+// Sizes come from model files: their products must not wrap (issue 14's hostile view wrapped
+// [4611686018427387905, 4] to 4 elements).
+TEST(Tensor, SizeProductsThatOverflowAreErrors) {
+  const int64_t huge = int64_t{1} << 62;
+  EXPECT_THROW(numel_of({huge + 1, 4}), Error);
+  EXPECT_THROW(contiguous_strides({0, huge, 4}), Error);
+  EXPECT_THROW(ones({4}).view({huge + 1, 4}), Error);
+  EXPECT_THROW(ones({4}).view({-1, huge, 8}), Error);
+  EXPECT_THROW(empty({huge, 4}), Error);
+  EXPECT_EQ(numel_of({0, huge, 2}), 0);
+  EXPECT_THROW(numel_of({huge, 4, 0}), Error);  // empty, but a partial product wraps: refused
+}
+
+TEST(Tensor, ViewsReachingPastTheirStorageAreErrorsWhenMade) {
+  Tensor t = ones({2, 3});
+  EXPECT_THROW(t.as_strided({2, 2}, {int64_t{1} << 62, 1}, 0), Error);      // reach overflows
+  EXPECT_THROW(t.as_strided({2}, {(int64_t{1} << 62) + 1}, 5), Error);     // wraps back inside
+  EXPECT_THROW(t.as_strided({1}, {1}, 6), Error);                          // one past the end
+  EXPECT_THROW(t.as_strided({3}, {-1}, 2), Error);                         // negative stride
+  EXPECT_NO_THROW(t.as_strided({0, 5}, {100, 100}, 6));                    // empty views reach nothing
+  EXPECT_NO_THROW(t.as_strided({3}, {2}, 1));
+  EXPECT_THROW(check_view_in_bounds({4}, {1}, 0, 4, 15), Error);
+  EXPECT_NO_THROW(check_view_in_bounds({4}, {1}, 0, 4, 16));
+}
+
+TEST(Tensor, SliceStepsNearInt64MaxDoNotWrap) {
+  Tensor t = tvk::rand({10}, 3);
+  Tensor s = tvk::slice(t, 0, 1, std::nullopt, std::numeric_limits<int64_t>::max());
+  ASSERT_EQ(s.sizes(), (IntList{1}));
+  EXPECT_EQ(s.contiguous().data<float>()[0], t.data<float>()[1]);
 }

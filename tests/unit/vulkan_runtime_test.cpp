@@ -5,6 +5,7 @@
 #include "support/test_support.h"
 #include "tvk/vulkan_info.h"
 #include "vulkan/api/context.h"
+#include "vulkan/ops/strided_copy.h"
 
 using namespace tvk;
 
@@ -179,4 +180,20 @@ TEST(VulkanRuntime, ForcedStagingIsReportedByTheContext) {
   const char* env = std::getenv("TVK_VULKAN_FORCE_STAGING");
   const bool want = env && std::string(env) != "0";
   EXPECT_EQ(vulkan::Context::get()->force_staging(), want);
+}
+
+// The second line of defence of issue 14: whatever geometry an op computes, the strided copy
+// (where every Vulkan view op's geometry reaches a kernel) refuses one outside its buffers.
+TEST(VulkanRuntime, StridedCopyRefusesGeometryOutsideItsBuffers) {
+  TVK_NEED_VULKAN();
+  const Tensor src = tvk::rand({4}, 1).vulkan();
+  const Tensor dst = empty({2}, DType::Float32, Device::Vulkan);
+  const ops::ViewGeometry whole = ops::geometry_of(dst);
+  EXPECT_THROW(vulkan::strided_copy(dst, whole, src, ops::ViewGeometry{{2}, {1}, 4000000}), Error);
+  EXPECT_THROW(vulkan::strided_copy(dst, whole, src, ops::ViewGeometry{{2}, {int64_t{1} << 62}, 0}), Error);
+  EXPECT_THROW(vulkan::strided_copy(dst, ops::ViewGeometry{{2}, {3}, 0}, src, ops::ViewGeometry{{2}, {1}, 0}), Error);
+  vulkan::strided_copy(dst, whole, src, ops::ViewGeometry{{2}, {2}, 1});  // elements 1 and 3
+  const Tensor got = dst.cpu(), want = src.cpu();
+  EXPECT_EQ(got.data<float>()[0], want.data<float>()[1]);
+  EXPECT_EQ(got.data<float>()[1], want.data<float>()[3]);
 }
