@@ -60,6 +60,16 @@ class DataDependent(torch.nn.Module):
         return y * 2.0
 
 
+class InPlaceShape(torch.nn.Module):
+    """In-place ops that change their operand's shape: later uses of y must see the new shape."""
+
+    def forward(self, x):
+        y = x * 2.0
+        y.transpose_(1, 3)
+        y.transpose_(0, 2)
+        return torch.relu_(y) + 1.0
+
+
 class HostileView(torch.nn.Module):
     """A hostile file (issue 14): view sizes whose product overflows int64 to exactly the input's 4
     elements, then an index four million floats past its storage. torch rejects it at run time."""
@@ -88,6 +98,8 @@ def build(name, small):
         return ControlFlow()
     if name == "data_dependent":
         return DataDependent()
+    if name == "inplace_shape":
+        return InPlaceShape()
     raise SystemExit("unknown model " + name)
 
 
@@ -117,7 +129,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,hostile_view"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,hostile_view"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -129,7 +141,7 @@ def main():
             continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
-        size = 64 if name in ("control_flow", "data_dependent") else 224
+        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape") else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
         with torch.no_grad():

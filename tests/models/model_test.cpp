@@ -83,6 +83,7 @@ std::vector<ModelCase> all_cases() {
     for (const char* m : {"mobilenet_v2", "resnet18", "squeezenet1_1", "mobilenet_v3_small"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch113", m, mode, d});
     cases.push_back({"torch113", "control_flow", "script", d});
+    cases.push_back({"torch113", "inplace_shape", "script", d});  // issue 10: transpose_ kept (3, 6)
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
     cases.push_back({"torch211", "control_flow", "script", d});

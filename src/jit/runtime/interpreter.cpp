@@ -660,12 +660,27 @@ IValue Interpreter::eval_call(const CallExpr& call, Frame& frame) {
       IValue callee = get_attr(obj, a.attr);
       return call_value(callee, std::move(args), kwargs, call.loc);
     }
+    // The variable an in-place op works on: x in x.transpose_(0, 1) or torch.transpose_(x, 0, 1).
+    const Expr* operand = nullptr;
+    IValue out;
     if (!path_of(base)) {
       // e.g. "{}".format(x) or a list method: the same builtins as torch.X(value, ...).
       args.insert(args.begin(), base);
-      return call_path("torch." + a.attr, std::move(args), kwargs, call.loc);
+      operand = a.value.get();
+      out = call_path("torch." + a.attr, std::move(args), kwargs, call.loc);
+    } else {
+      const std::string& ns = *path_of(base);
+      if ((ns == "torch" || ns == "ops.aten") && !call.args.empty()) operand = call.args[0].get();
+      out = call_path(ns + "." + a.attr, std::move(args), kwargs, call.loc);
     }
-    return call_path(*path_of(base) + "." + a.attr, std::move(args), kwargs, call.loc);
+    // An in-place tensor op (its name ends in '_') may change its operand's shape (transpose_,
+    // unsqueeze_). tvk tensors are values, so the variable holding the operand is rebound to the
+    // result, which is that operand with its new shape.
+    const bool in_place = a.attr.size() > 1 && a.attr.back() == '_' && a.attr.front() != '_';
+    const bool tensor_out = out.isTensor() || (GraphRecorder::value_of(out) &&
+                                               GraphRecorder::value_of(out)->type == ValueType::Tensor);
+    if (in_place && tensor_out && operand && operand->is<NameExpr>()) frame.vars[operand->as<NameExpr>().id] = out;
+    return out;
   }
   IValue callee = eval(*call.func, frame);
   return call_value(callee, std::move(args), kwargs, call.loc);
