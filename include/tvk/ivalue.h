@@ -111,6 +111,9 @@ struct Object {
   std::string type_name;  // qualified, e.g. "__torch__.torchvision.models.mobilenetv2.MobileNetV2"
   std::vector<std::pair<std::string, IValue>> attributes;
   std::shared_ptr<CustomClassPayload> payload;  // set for native custom classes
+  // An instance of a NamedTuple class (a model's structured output, e.g. torchvision's
+  // GoogLeNetOutputs): its attributes are the tuple's fields, in declaration order.
+  bool named_tuple = false;
 
   IValue* find(const std::string& name);
   const IValue& get(const std::string& name) const;

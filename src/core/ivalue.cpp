@@ -117,6 +117,11 @@ IValue to_device(const IValue& v, Device device) {
     for (const IValue& e : v.toList()) items.push_back(to_device(e, device));
     return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
   }
+  if (v.isObject() && v.toObject()->named_tuple) {
+    auto moved = std::make_shared<Object>(*v.toObject());
+    for (auto& field : moved->attributes) field.second = to_device(field.second, device);
+    return IValue(std::move(moved));
+  }
   return v;
 }
 

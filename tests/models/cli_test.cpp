@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "io/npy.h"
+#include "model_support.h"
 #include "support/test_support.h"
 
 using namespace tvk;
@@ -85,6 +86,16 @@ TEST(Cli, RunWithoutOutputPrintsShapes) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(lines(r.out), 3u) << r.out;  // (total, [total, y]) flattens to three tensors
   EXPECT_NE(r.out.find("output 0: [1, 4, 64, 64] float32"), std::string::npos) << r.out;
+}
+
+TEST(Cli, RunNamesNamedTupleFieldsAndWritesOneOutputPerField) {
+  TVK_NEED_MODELS();
+  const std::string base = testing_support::models_dir() + "/named_tuple";
+  Result r = run_cli("run " + base + "_script.pt --input " + base + "_input.npy");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out), 2u) << r.out;  // the None field has no tensor
+  EXPECT_NE(r.out.find("output 0 (logits): [1, 8, 64, 64] float32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output 1 (pooled): [1, 8] float32"), std::string::npos) << r.out;
 }
 
 TEST(Cli, OutputCountMismatchSaysHowManyThereAre) {

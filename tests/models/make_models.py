@@ -10,6 +10,7 @@ kept in the repository; the code inside them is the same as the full models'.
 import argparse
 import os
 import sys
+from typing import NamedTuple, Optional
 
 import numpy as np
 import torch
@@ -70,6 +71,24 @@ class InPlaceShape(torch.nn.Module):
         return torch.relu_(y) + 1.0
 
 
+class Outputs(NamedTuple):
+    logits: torch.Tensor
+    aux: Optional[torch.Tensor]
+    pooled: torch.Tensor
+
+
+class NamedTupleOut(torch.nn.Module):
+    """A NamedTuple output with a None field, as torchvision's googlenet and inception_v3 return."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x) -> Outputs:
+        y = self.conv(x)
+        return Outputs(torch.relu(y), None, y.mean([2, 3]))
+
+
 class HostileView(torch.nn.Module):
     """A hostile file (issue 14): view sizes whose product overflows int64 to exactly the input's 4
     elements, then an index four million floats past its storage. torch rejects it at run time."""
@@ -100,6 +119,8 @@ def build(name, small):
         return DataDependent()
     if name == "inplace_shape":
         return InPlaceShape()
+    if name == "named_tuple":
+        return NamedTupleOut()
     raise SystemExit("unknown model " + name)
 
 
@@ -116,6 +137,8 @@ def randomize_norms(model, generator):
 
 
 def flatten(out):
+    if out is None:
+        return []
     if isinstance(out, torch.Tensor):
         return [out]
     result = []
@@ -129,7 +152,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,hostile_view"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,hostile_view"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -141,7 +164,7 @@ def main():
             continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
-        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape") else 224
+        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple") else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
         with torch.no_grad():
@@ -156,7 +179,7 @@ def main():
                 with torch.no_grad():
                     np.save(os.path.join(args.out_dir, "%s_expected%d_0.npy" % (name, other)), model(y).numpy())
         for mode in args.modes.split(","):
-            if mode == "trace" and name in ("control_flow", "data_dependent"):
+            if mode == "trace" and name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple"):
                 continue  # tracing would drop the control flow under test
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))

@@ -25,6 +25,9 @@ std::vector<Tensor> flatten(const IValue& v) {
   else if (v.isList() || v.isTuple())
     for (const IValue& e : v.toList())
       for (const Tensor& t : flatten(e)) out.push_back(t);
+  else if (v.isObject() && v.toObject()->named_tuple)
+    for (const auto& field : v.toObject()->attributes)
+      for (const Tensor& t : flatten(field.second)) out.push_back(t);
   return out;
 }
 
@@ -84,6 +87,7 @@ std::vector<ModelCase> all_cases() {
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch113", m, mode, d});
     cases.push_back({"torch113", "control_flow", "script", d});
     cases.push_back({"torch113", "inplace_shape", "script", d});  // issue 10: transpose_ kept (3, 6)
+    cases.push_back({"torch113", "named_tuple", "script", d});    // issue 10: googlenet's NamedTuple
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
     cases.push_back({"torch211", "control_flow", "script", d});

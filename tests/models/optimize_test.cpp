@@ -153,6 +153,32 @@ INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch,
                                            OptimizeCase{"mobilenet_v3_small", "trace"}),
                          optimize_case_name);
 
+// googlenet and inception_v3 return NamedTuples: optimized, saved and loaded back, the output is
+// still the NamedTuple, field by field (the None field stays None).
+TEST(OptimizeForMobile, NamedTupleOutputsSurviveOptimizeSaveAndLoad) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+  const std::string base = models_dir() + "/named_tuple";
+  Module optimized = optimize_for_mobile(load(base + "_script.pt"), vulkan_options());
+  const std::string path = ::testing::TempDir() + "named_tuple-vulkan.pt";
+  optimized.save(path);
+  Module reloaded = load(path);
+  for (Module* m : {&optimized, &reloaded}) {
+    std::vector<IValue> in;
+    in.emplace_back(io::read_npy(base + "_input.npy"));
+    const IValue out = m->forward(std::move(in));
+    ASSERT_TRUE(out.isObject() && out.toObject()->named_tuple) << out.tag_name();
+    const Object& fields = *out.toObject();
+    EXPECT_NE(fields.type_name.find("Outputs"), std::string::npos) << fields.type_name;
+    ASSERT_EQ(fields.attributes.size(), 3u);
+    EXPECT_EQ(fields.attributes[0].first, "logits");
+    EXPECT_TRUE(fields.get("aux").isNone());
+    EXPECT_LE(relative_diff(fields.get("logits").toTensor(), io::read_npy(base + "_expected0.npy")), 1e-4);
+    EXPECT_LE(relative_diff(fields.get("pooled").toTensor(), io::read_npy(base + "_expected1.npy")), 1e-4);
+    EXPECT_EQ(fields.get("pooled").toTensor().device(), Device::CPU);
+  }
+}
+
 TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropout) {
   TVK_NEED_MODELS();
   TVK_NEED_VULKAN();

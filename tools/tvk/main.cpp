@@ -1,5 +1,6 @@
 // tvk: the command-line tool. Every failure is one line on stderr and exit status 1.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -122,12 +123,20 @@ int cmd_ops() {
   return 0;
 }
 
-// Tensors of an output value, flattened in order from nested tuples and lists.
-void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out) {
+// Tensors of an output value, flattened in order from nested tuples, lists and NamedTuples
+// (one output per field; None fields have none). `names` gets each tensor's path, e.g.
+// "logits" for a NamedTuple field, "1" for a tuple's second element, "" for a lone tensor.
+void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::vector<std::string>* names = nullptr,
+                     const std::string& path = "") {
+  auto join = [&](const std::string& part) { return path.empty() ? part : path + "." + part; };
   if (v.isTensor()) {
     out.push_back(v.toTensor());
+    if (names) names->push_back(path);
   } else if (v.isList() || v.isTuple()) {
-    for (const tvk::IValue& e : v.toList()) flatten_outputs(e, out);
+    const auto& items = v.toList();
+    for (size_t i = 0; i < items.size(); ++i) flatten_outputs(items[i], out, names, join(std::to_string(i)));
+  } else if (v.isObject() && v.toObject()->named_tuple) {
+    for (const auto& [field, value] : v.toObject()->attributes) flatten_outputs(value, out, names, join(field));
   } else if (!v.isNone()) {
     throw tvk::Error(std::string("the model returned a ") + v.tag_name() + ", which has no .npy form");
   }
@@ -141,7 +150,8 @@ int cmd_run(int argc, char** argv) {
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   tvk::IValue result = module.run_method(args.get("--method", "forward"), std::move(inputs));
   std::vector<tvk::Tensor> outputs;
-  flatten_outputs(result, outputs);
+  std::vector<std::string> names;
+  flatten_outputs(result, outputs, &names);
   const auto out_paths = args.all("--output");
   if (!out_paths.empty() && out_paths.size() != outputs.size())
     throw tvk::Error(tvk::detail::concat("the model has ", outputs.size(), " output tensor(s) but ", out_paths.size(),
@@ -152,7 +162,10 @@ int cmd_run(int argc, char** argv) {
       tvk::io::write_npy(out_paths[i], t);
       continue;
     }
-    std::printf("output %zu: %s %s", i, t.shape_string().c_str(), to_string(t.dtype()));
+    // Named only where a NamedTuple field is on the path ("logits", "1.aux"), not for plain tuples.
+    const bool named = std::any_of(names[i].begin(), names[i].end(), [](char c) { return std::isalpha(c); });
+    const std::string name = named ? " (" + names[i] + ")" : "";
+    std::printf("output %zu%s: %s %s", i, name.c_str(), t.shape_string().c_str(), to_string(t.dtype()));
     tvk::Tensor c = t.contiguous();
     for (int64_t k = 0; k < std::min<int64_t>(c.numel(), 8); ++k) {
       if (t.dtype() == tvk::DType::Float32) std::printf(" %.6g", c.data<float>()[k]);

@@ -41,6 +41,7 @@ enum class NodeKind {
   Builtin,         // a non-tensor builtin ("eq", "len", "format"...) on ints, strings, lists
   ListConstruct,   // [args...]
   TupleConstruct,  // (args...)
+  NamedTupleConstruct,  // name(args...): a NamedTuple of class `name` whose fields are `fields`
   TupleIndex,      // args[0][index]
   If,              // blocks[0] if args[0] else blocks[1]; outputs = the taken block's outputs
   Raise,           // raise ScriptException(python_class, args[0])
@@ -51,6 +52,7 @@ struct Node {
   const ops::OpEntry* op = nullptr;  // NodeKind::Op
   std::string name;                  // builtin name, attribute name, or raised class
   int64_t index = 0;                 // TupleIndex
+  std::vector<std::string> fields;   // NamedTupleConstruct: the field names, in order
   std::vector<Arg> args;
   std::vector<Value*> outputs;
   std::vector<std::unique_ptr<NodeBlock>> blocks;

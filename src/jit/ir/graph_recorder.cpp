@@ -74,6 +74,9 @@ bool GraphRecorder::is_dynamic(const IValue& v) {
   if (v.isList() || v.isTuple())
     for (const IValue& e : v.toList())
       if (is_dynamic(e)) return true;
+  if (v.isObject() && v.toObject()->named_tuple)
+    for (const auto& field : v.toObject()->attributes)
+      if (is_dynamic(field.second)) return true;
   return false;
 }
 
@@ -126,6 +129,19 @@ Arg GraphRecorder::to_arg(const IValue& v) {
     node->kind = v.isList() ? NodeKind::ListConstruct : NodeKind::TupleConstruct;
     for (const IValue& e : v.toList()) node->args.push_back(to_arg(e));
     Value* out = graph_.new_value(v.isList() ? ValueType::List : ValueType::Tuple);
+    node->outputs.push_back(out);
+    append(std::move(node));
+    return Arg::of(out);
+  }
+  if (v.isObject() && v.toObject()->named_tuple && is_dynamic(v)) {
+    auto node = std::make_unique<Node>();
+    node->kind = NodeKind::NamedTupleConstruct;
+    node->name = v.toObject()->type_name;
+    for (const auto& [field, value] : v.toObject()->attributes) {
+      node->fields.push_back(field);
+      node->args.push_back(to_arg(value));
+    }
+    Value* out = graph_.new_value(ValueType::Object);
     node->outputs.push_back(out);
     append(std::move(node));
     return Arg::of(out);

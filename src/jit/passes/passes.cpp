@@ -345,7 +345,8 @@ int insert_backend_transfers(Graph& g, Device device) {
     else g.insert_before(std::move(node), top.nodes.front().get());
     ++inserted;
   }
-  // Outputs: tensors, also inside the tuple or list the method returns, go back to the CPU.
+  // Outputs: tensors, also inside the tuple, list or NamedTuple the method returns, go back to
+  // the CPU.
   auto to_cpu = [&](Arg& a) {
     if (!a.is_value() || a.value->type != ValueType::Tensor) return;
     Node* node = g.append(make_to(a, Device::CPU));
@@ -354,7 +355,8 @@ int insert_backend_transfers(Graph& g, Device device) {
   };
   for (Arg& out : g.outputs()) {
     if (out.is_value() && out.value->producer &&
-        (out.value->producer->kind == NodeKind::TupleConstruct || out.value->producer->kind == NodeKind::ListConstruct)) {
+        (out.value->producer->kind == NodeKind::TupleConstruct || out.value->producer->kind == NodeKind::ListConstruct ||
+         out.value->producer->kind == NodeKind::NamedTupleConstruct)) {
       Node* construct = out.value->producer;
       for (Arg& element : construct->args) {
         if (!element.is_value() || element.value->type != ValueType::Tensor) continue;

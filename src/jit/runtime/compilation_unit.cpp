@@ -37,7 +37,10 @@ void CompilationUnit::add_source(std::shared_ptr<const SourceModule> source, con
     info.qualified_name = qualifier + "." + cls.name;
     info.def = &cls;
     for (const ExprPtr& base : cls.bases)
+    {
       if (base->is<NameExpr>() && base->as<NameExpr>().id == "Module") info.is_module = true;
+      if (base->is<NameExpr>() && base->as<NameExpr>().id == "NamedTuple") info.is_named_tuple = true;
+    }
     for (const StmtPtr& member : cls.body) {
       if (member->is<FunctionDef>()) {
         info.methods[member->as<FunctionDef>().name] = &member->as<FunctionDef>();

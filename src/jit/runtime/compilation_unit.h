@@ -21,6 +21,7 @@ struct ClassInfo {
   std::vector<std::string> buffers;              // __buffers__
   std::vector<std::string> declared;             // attribute declarations, in order
   bool is_module = false;                        // derives from Module
+  bool is_named_tuple = false;                   // derives from NamedTuple
 
   const FunctionDef* method(const std::string& name) const;
 };

@@ -117,6 +117,11 @@ IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool
     for (const IValue& e : v.toList()) items.push_back(materialize(e, to_cpu, all_to_cpu, downloads));
     return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
   }
+  if (v.isObject() && v.toObject()->named_tuple) {
+    auto fields = std::make_shared<Object>(*v.toObject());
+    for (auto& field : fields->attributes) field.second = materialize(field.second, to_cpu, all_to_cpu, downloads);
+    return IValue(std::move(fields));
+  }
   return v;
 }
 // Records the copies of the device tensors materialize() will bring to the CPU.
@@ -131,6 +136,8 @@ void record_downloads(const IValue& v, const std::set<const Storage*>& to_cpu, b
   }
   if (v.isList() || v.isTuple())
     for (const IValue& e : v.toList()) record_downloads(e, to_cpu, all_to_cpu, capture, downloads);
+  if (v.isObject() && v.toObject()->named_tuple)
+    for (const auto& field : v.toObject()->attributes) record_downloads(field.second, to_cpu, all_to_cpu, capture, downloads);
 }
 }  // namespace
 
@@ -239,6 +246,14 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
       case NodeKind::ListConstruct:
         env[node.outputs[0]->id] = IValue::list(std::move(args));
         break;
+      case NodeKind::NamedTupleConstruct: {
+        auto fields = std::make_shared<Object>();
+        fields->type_name = node.name;
+        fields->named_tuple = true;
+        for (size_t i = 0; i < node.fields.size(); ++i) fields->set(node.fields[i], std::move(args[i]));
+        env[node.outputs[0]->id] = IValue(std::move(fields));
+        break;
+      }
       case NodeKind::TupleConstruct:
         env[node.outputs[0]->id] = IValue::tuple(std::move(args));
         break;

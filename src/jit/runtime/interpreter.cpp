@@ -172,6 +172,7 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
     // Constructing a script class (NamedTuple-like or with __init__).
     auto obj = std::make_shared<Object>();
     obj->type_name = path;
+    obj->named_tuple = cls->is_named_tuple;
     if (const FunctionDef* init = cls->method("__init__")) {
       args.insert(args.begin(), IValue(obj));
       call_function(*init, path + ".__init__", std::move(args), kwargs);

@@ -46,6 +46,8 @@ class CodePrinter {
   // Constant tensors (CONSTANTS.c<i>) and packed objects (module attributes), in first-use order.
   const std::vector<IValue>& constants() const { return constants_; }
   const std::vector<std::pair<std::string, IValue>>& packed_attributes() const { return packed_; }
+  // NamedTuple classes the methods construct: qualified name -> "class X(NamedTuple): ..." text.
+  const std::map<std::string, std::string>& named_tuple_classes() const { return named_tuples_; }
 
  private:
   std::string arg(const Arg& a);
@@ -63,6 +65,7 @@ class CodePrinter {
   std::map<std::pair<const void*, std::string>, size_t> constant_index_;
   std::vector<std::pair<std::string, IValue>> packed_;
   std::map<const Object*, std::string> packed_names_;
+  std::map<std::string, std::string> named_tuples_;
 };
 
 std::string CodePrinter::name(const Value* v) {
@@ -172,6 +175,20 @@ void CodePrinter::print_node(const Node& n, int indent, std::ostringstream& out)
       out << pad << lhs << (list ? "[" : "(") << items << (list ? "]" : ")") << "\n";
       return;
     }
+    case NodeKind::NamedTupleConstruct: {
+      std::string items, fields;
+      for (size_t i = 0; i < n.args.size(); ++i) {
+        items += (i ? ", " : "") + arg(n.args[i]);
+        // A field the recording saw as None is Optional[Tensor] (torchvision's aux outputs).
+        const std::string type = n.args[i].is_value() ? type_of_output(n.args[i])
+                                 : n.args[i].constant.isNone() ? "Optional[Tensor]"
+                                                               : "Any";
+        fields += "  " + n.fields[i] + " : " + type + "\n";
+      }
+      named_tuples_[n.name] = "class " + n.name.substr(n.name.rfind('.') + 1) + "(NamedTuple):\n" + fields;
+      out << pad << lhs << n.name << "(" << items << ")\n";
+      return;
+    }
     case NodeKind::TupleIndex:
       out << pad << lhs << arg(n.args[0]) << "[" << n.index << "]\n";
       return;
@@ -206,6 +223,7 @@ std::string CodePrinter::type_of_output(const Arg& a) {
   if (v->type == ValueType::Bool) return "bool";
   if (v->type == ValueType::Str) return "str";
   const Node* p = v->producer;
+  if (p && p->kind == NodeKind::NamedTupleConstruct) return p->name;
   if (p && (p->kind == NodeKind::TupleConstruct || p->kind == NodeKind::ListConstruct)) {
     std::string inner;
     for (size_t i = 0; i < p->args.size(); ++i) inner += (i ? ", " : "") + type_of_output(p->args[i]);
@@ -264,7 +282,15 @@ void export_module(const ModuleState& state, const std::string& path) {
   TVK_CHECK(!state.frozen_methods.empty(),
             "save() writes modules made by optimize_for_mobile; a loaded module is already saved in ", state.path);
   CodePrinter printer(state);
-  const std::string code = "import torch\n" + printer.print();
+  const std::string root_record = code_record_for(state.root->type_name);
+  std::string code = "import torch\n" + printer.print();
+  // NamedTuple classes go in their module's code file: the root's, or one of their own.
+  std::map<std::string, std::string> other_code;
+  for (const auto& [qualified, text] : printer.named_tuple_classes()) {
+    const std::string record = code_record_for(qualified);
+    if (record == root_record) code += text;
+    else other_code[record] += (other_code[record].empty() ? "import torch\n" : "") + text;
+  }
 
   // data.pkl: the module object, its flags and the packed contexts as attributes.
   auto root = std::make_shared<Object>();
@@ -286,7 +312,8 @@ void export_module(const ModuleState& state, const std::string& path) {
   };
   for (const auto& [key, storage] : data.storages()) zip.add("data/" + key, storage_bytes(storage));
   zip.add("data.pkl", data_pkl);
-  zip.add(code_record_for(state.root->type_name), code);
+  zip.add(root_record, code);
+  for (const auto& [record, text] : other_code) zip.add(record, text);
   for (const auto& [key, storage] : constants.storages()) zip.add("constants/" + key, storage_bytes(storage));
   zip.add("constants.pkl", constants_pkl);
   zip.finish();
