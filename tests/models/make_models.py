@@ -71,6 +71,26 @@ class InPlaceShape(torch.nn.Module):
         return torch.relu_(y) + 1.0
 
 
+class DenseShuffle(torch.nn.Module):
+    """densenet's growing feature list and shufflenet's channel shuffle (sizes unpacked from
+    x.size(), chunk), the two patterns tvk optimize used to fail on."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.layers = torch.nn.ModuleList([torch.nn.Conv2d(8, 4, 3, padding=1), torch.nn.Conv2d(12, 4, 3, padding=1)])
+
+    def forward(self, x):
+        features = [self.stem(x)]
+        for layer in self.layers:
+            features.append(torch.relu(layer(torch.cat(features, 1))))
+        y = torch.cat(features, 1)
+        b, c, h, w = y.size()
+        y = y.view(b, 2, c // 2, h, w).transpose(1, 2).contiguous().view(b, -1, h, w)
+        y1, y2 = y.chunk(2, 1)
+        return torch.cat([y2, y1], 1)
+
+
 class Outputs(NamedTuple):
     logits: torch.Tensor
     aux: Optional[torch.Tensor]
@@ -121,6 +141,8 @@ def build(name, small):
         return InPlaceShape()
     if name == "named_tuple":
         return NamedTupleOut()
+    if name == "dense_shuffle":
+        return DenseShuffle()
     raise SystemExit("unknown model " + name)
 
 
@@ -152,7 +174,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,hostile_view"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,hostile_view"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -164,7 +186,7 @@ def main():
             continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
-        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple") else 224
+        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle") else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
         with torch.no_grad():
@@ -179,7 +201,7 @@ def main():
                 with torch.no_grad():
                     np.save(os.path.join(args.out_dir, "%s_expected%d_0.npy" % (name, other)), model(y).numpy())
         for mode in args.modes.split(","):
-            if mode == "trace" and name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple"):
+            if mode == "trace" and name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle"):
                 continue  # tracing would drop the control flow under test
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))

@@ -179,7 +179,23 @@ IValue GraphRecorder::emit_tuple_index(const IValue& tuple, int64_t index) {
   node->kind = NodeKind::TupleIndex;
   node->index = index;
   node->args.push_back(to_arg(tuple));
-  node->outputs.push_back(graph_.new_value(ValueType::Any));
+  // The element's type where the producer says it: `b, c, h, w = x.size()` gives ints, so that
+  // `x.view([b, c // 2, ...])` still matches int[] (shufflenet's channel_shuffle).
+  ValueType element = ValueType::Any;
+  if (const Value* from = node->args[0].value; from && from->producer) {
+    const Node& p = *from->producer;
+    if (p.kind == NodeKind::Op && p.outputs.size() == 1 && p.op->schema.returns.size() == 1) {
+      std::string r = p.op->schema.returns[0];
+      const size_t paren = r.find('(');
+      if (paren != std::string::npos) r = r.substr(0, paren) + r.substr(r.find(')') + 1);
+      const size_t bracket = r.find('[');
+      if (bracket != std::string::npos) element = value_type_of_schema_return(r.substr(0, bracket));
+    } else if ((p.kind == NodeKind::TupleConstruct || p.kind == NodeKind::ListConstruct) && index >= 0 &&
+               index < static_cast<int64_t>(p.args.size())) {
+      element = type_of(p.args[index].is_value() ? wrap(p.args[index].value) : p.args[index].constant);
+    }
+  }
+  node->outputs.push_back(graph_.new_value(element));
   return wrap(append(std::move(node))->outputs[0]);
 }
 

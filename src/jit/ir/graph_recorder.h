@@ -46,6 +46,8 @@ class GraphRecorder {
   void enter(NodeBlock* block) { blocks_.push_back(block); }
   void leave() { blocks_.pop_back(); }
   IValue add_if_output(Node* if_node, const IValue& then_value, const IValue& else_value);
+  // Whether nodes go into a branch of an If being recorded (both branches are recorded).
+  bool in_branch() const { return blocks_.size() > 1; }
 
  private:
   NodeBlock* current() { return blocks_.back(); }

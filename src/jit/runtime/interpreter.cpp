@@ -140,6 +140,17 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
   if (recorder_ && GraphRecorder::any_dynamic(args)) {
     const std::string name = builtin_table_name(path);
     if (name.empty() || !kwargs.empty()) return false;
+    // A list the code builds (densenet's `features = [x]` then `features.append(y)`): its
+    // structure is known while freezing, only its elements are the model's values, so it grows
+    // here and reaches the graph as the list its users get. Not inside a branch, which is
+    // recorded whether or not it runs.
+    if ((name == "append" || name == "extend") && !args.empty() && args[0].isList() &&
+        !GraphRecorder::value_of(args[0])) {
+      if (recorder_->in_branch())
+        fail_at(loc, "the model appends to a list in an if statement that depends on its input, which the "
+                     "optimizer cannot freeze");
+      return call_builtin(path, args, kwargs, result);
+    }
     // Tensors go to registered ops (torch.add(t, u) is aten::add), not to the scalar builtins.
     for (const IValue& a : args) {
       const Value* v = GraphRecorder::value_of(a);
