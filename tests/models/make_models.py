@@ -109,6 +109,15 @@ class NamedTupleOut(torch.nn.Module):
         return Outputs(torch.relu(y), None, y.mean([2, 3]))
 
 
+class TorchFlags(torch.nn.Module):
+    """What nn.MultiheadAttention asks before its fast path: nested, autocast, CUDA."""
+
+    def forward(self, x):
+        if x.is_nested or torch.is_autocast_enabled() or x.is_cuda:
+            return x
+        return x * 2.0 + 1.0
+
+
 class HostileView(torch.nn.Module):
     """A hostile file (issue 14): view sizes whose product overflows int64 to exactly the input's 4
     elements, then an index four million floats past its storage. torch rejects it at run time."""
@@ -143,6 +152,8 @@ def build(name, small):
         return NamedTupleOut()
     if name == "dense_shuffle":
         return DenseShuffle()
+    if name == "torch_flags":
+        return TorchFlags()
     raise SystemExit("unknown model " + name)
 
 
@@ -174,7 +185,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,hostile_view"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,hostile_view"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -186,7 +197,7 @@ def main():
             continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
-        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle") else 224
+        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags") else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
         with torch.no_grad():
@@ -201,7 +212,7 @@ def main():
                 with torch.no_grad():
                     np.save(os.path.join(args.out_dir, "%s_expected%d_0.npy" % (name, other)), model(y).numpy())
         for mode in args.modes.split(","):
-            if mode == "trace" and name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle"):
+            if mode == "trace" and name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags"):
                 continue  # tracing would drop the control flow under test
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))

@@ -137,6 +137,17 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
 
 bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result,
                           const SourceLocation& loc) {
+  // tvk has no nested tensors and no CUDA tensors, so x.is_nested and x.is_cuda are False for
+  // every tensor, also while freezing (nn.MultiheadAttention asks before choosing its path).
+  if ((path == "ops.prim.is_nested" || path == "ops.prim.is_cuda") && args.size() == 1 && kwargs.empty()) {
+    *result = IValue(false);
+    return true;
+  }
+  // Nor autocast: models that ask (nn.MultiheadAttention) run in their own precision.
+  if ((path == "torch.is_autocast_enabled" || path == "ops.aten.is_autocast_enabled") && args.empty()) {
+    *result = IValue(false);
+    return true;
+  }
   if (recorder_ && GraphRecorder::any_dynamic(args)) {
     const std::string name = builtin_table_name(path);
     if (name.empty() || !kwargs.empty()) return false;
