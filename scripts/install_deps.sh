@@ -9,10 +9,13 @@ packages=(
   libvulkan-dev libvulkan-volk-dev glslc libshaderc-dev glslang-dev spirv-tools
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev libgmock-dev
+  python3-dev pybind11-dev
 )
 if [[ "$mode" == test ]]; then
   # libtorch-dev: the stand-in Vulkan classes that let torch write a Vulkan model (tests/models/pytorch_vulkan)
   packages+=(python3 python3-numpy python3-torch python3-torchvision libtorch-dev)
+  # the Python package's tests: pytest, and `pip install .` into a venv (offline)
+  packages+=(python3-pytest python3-venv python3-pip python3-setuptools python3-wheel)
 fi
 
 missing=()

@@ -1,0 +1,143 @@
+"""``tvk.jit``: load TorchScript files (``torch.jit.save``) and run them on the CPU or Vulkan."""
+import collections
+import io
+import os
+import tempfile
+
+import numpy as _np
+
+from . import _tvk
+
+__all__ = ["load", "load_torch", "Module"]
+
+_named_tuple_types = {}
+
+
+def _to_python(value):
+    # NamedTuples come from _tvk as ("__named_tuple__", type name, field names, values).
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == "__named_tuple__":
+        _, type_name, fields, values = value
+        key = (type_name, tuple(fields))
+        if key not in _named_tuple_types:
+            _named_tuple_types[key] = collections.namedtuple(type_name.rsplit(".", 1)[-1], fields)
+        return _named_tuple_types[key](*[_to_python(v) for v in values])
+    if isinstance(value, list):
+        return [_to_python(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_to_python(v) for v in value)
+    return value
+
+
+def _is_torch_tensor(x):
+    return type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__") and hasattr(x, "detach")
+
+
+def _convert_inputs(args):
+    """tvk tensors pass as they are; numpy arrays and torch tensors become tvk tensors. Returns
+    the converted arguments and the kind of tensor the caller gave ("tvk", "numpy" or "torch")."""
+    kind = None
+    out = []
+    for a in args:
+        if isinstance(a, _tvk.Tensor):
+            kind = kind or "tvk"
+            out.append(a)
+        elif isinstance(a, _np.ndarray):
+            kind = kind or "numpy"
+            out.append(_tvk.from_numpy(a))
+        elif _is_torch_tensor(a):
+            kind = kind or "torch"
+            t = a.detach()
+            if t.device.type != "cpu":
+                t = t.cpu()
+            out.append(_tvk.from_dlpack_capsule(t.contiguous().__dlpack__()))
+        elif isinstance(a, (list, tuple)):
+            inner, inner_kind = _convert_inputs(a)
+            kind = kind or inner_kind
+            out.append(type(a)(inner) if isinstance(a, list) else tuple(inner))
+        else:
+            out.append(a)
+    return out, kind
+
+
+def _convert_outputs(value, kind):
+    if isinstance(value, _tvk.Tensor):
+        if kind == "numpy":
+            return value.cpu().numpy()
+        if kind == "torch":
+            import torch
+
+            return torch.from_dlpack(value.cpu())
+        return value
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[_convert_outputs(v, kind) for v in value])
+    if isinstance(value, list):
+        return [_convert_outputs(v, kind) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_convert_outputs(v, kind) for v in value)
+    return value
+
+
+class Module:
+    """A loaded TorchScript module. ``module(x)`` runs ``forward``; it takes tvk tensors, numpy
+    arrays or torch tensors and returns the kind it was given. Inference runs without the GIL."""
+
+    def __init__(self, native):
+        self._native = native
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+    def forward(self, *args):
+        return self.run_method("forward", *args)
+
+    def run_method(self, method, *args):
+        converted, kind = _convert_inputs(args)
+        return _convert_outputs(_to_python(self._native.run_method(method, *converted)), kind)
+
+    def __getattr__(self, name):
+        if not name.startswith("_") and self._native.has_method(name):
+            return lambda *args: self.run_method(name, *args)
+        raise AttributeError("%s has no method or attribute %r" % (self._native.type_name, name))
+
+    def save(self, path):
+        """Writes a module made by optimize_for_mobile as a TorchScript archive."""
+        self._native.save(os.fspath(path))
+
+    @property
+    def device(self):
+        return self._native.device
+
+    @property
+    def optimized_for_vulkan(self):
+        return self._native.optimized_for_vulkan
+
+    def named_parameters(self):
+        return self._native.named_parameters()
+
+    def __repr__(self):
+        return "<tvk.jit.Module %s on %s>" % (self._native.type_name, self._native.device)
+
+
+def load(f, device="cpu"):
+    """Loads a ``torch.jit.save`` archive from a path, bytes or a binary file object. With
+    ``device="vulkan"``, parameters move to the GPU once, here."""
+    if isinstance(f, (str, os.PathLike)):
+        return Module(_tvk.load(os.fspath(f), str(device)))
+    data = bytes(f) if isinstance(f, (bytes, bytearray, memoryview)) else f.read()
+    # The loader reads archives from files: bytes go through a private temporary one.
+    fd, path = tempfile.mkstemp(suffix=".pt", prefix="tvk-")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        return Module(_tvk.load(path, str(device)))
+    finally:
+        os.unlink(path)
+
+
+def load_torch(script_module, device="cpu"):
+    """A torch ScriptModule (torch.jit.script or trace), taken through an in-memory save."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.jit.save(script_module, buffer)
+    return load(buffer.getvalue(), device=device)

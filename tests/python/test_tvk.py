@@ -1,0 +1,155 @@
+"""The Python package against PyTorch: the seed's workflow end to end, tensors, interop, errors.
+
+Run by CTest (label python) with PYTHONPATH=build/python and Debian's /usr/bin/python3, whose
+torch and torchvision are the oracle."""
+import io
+import os
+import threading
+
+import numpy as np
+import pytest
+import torch
+import torchvision
+
+import tvk
+from tvk.utils.mobile_optimizer import MobileOptimizerType, optimize_for_mobile
+
+needs_vulkan = pytest.mark.skipif(
+    not tvk.is_vulkan_available() and os.environ.get("TVK_REQUIRE_VULKAN") != "1", reason="no Vulkan device"
+)
+
+
+def rel_diff(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    return np.abs(got - expected).max() / np.abs(expected).max()
+
+
+@pytest.fixture(scope="module")
+def mobilenet(tmp_path_factory):
+    """torchvision mobilenet_v2 with random weights, scripted and saved as torch.jit.save does."""
+    torch.manual_seed(0)
+    model = torchvision.models.mobilenet_v2().eval()
+    path = tmp_path_factory.mktemp("models") / "mobilenet_v2.pt"
+    scripted = torch.jit.script(model)
+    torch.jit.save(scripted, str(path))
+    x = torch.rand(1, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        expected = model(x)
+    return scripted, path, x, expected
+
+
+@needs_vulkan
+def test_seed_workflow_optimize_save_load_run_on_vulkan(mobilenet, tmp_path):
+    scripted, path, x, expected = mobilenet
+    assert tvk.is_vulkan_available()
+    module = tvk.jit.load(path)
+    optimized = optimize_for_mobile(module, backend="vulkan")
+    assert optimized.optimized_for_vulkan
+    out_path = tmp_path / "mobilenet2-vulkan.pt"
+    optimized.save(out_path)
+    loaded = tvk.jit.load(out_path)
+    # torch in, torch out; numpy in, numpy out; tvk in, tvk out.
+    y = loaded(x)
+    assert isinstance(y, torch.Tensor) and y.shape == (1, 1000)
+    assert rel_diff(y.numpy(), expected.numpy()) <= 1e-4
+    y_np = loaded(x.numpy())
+    assert isinstance(y_np, np.ndarray)
+    assert rel_diff(y_np, expected.numpy()) <= 1e-4
+    y_tvk = loaded(tvk.from_numpy(x.numpy()))
+    assert isinstance(y_tvk, tvk.Tensor) and y_tvk.device == "cpu"
+    assert rel_diff(y_tvk.numpy(), expected.numpy()) <= 1e-4
+
+
+@needs_vulkan
+def test_blocklist_without_automatic_transfer_takes_and_returns_vulkan_tensors(mobilenet):
+    scripted, path, x, expected = mobilenet
+    optimized = optimize_for_mobile(
+        tvk.jit.load(path), optimization_blocklist={MobileOptimizerType.VULKAN_AUTOMATIC_GPU_TRANSFER}
+    )
+    y = optimized(tvk.from_dlpack(x).vulkan())
+    assert isinstance(y, tvk.Tensor) and y.device == "vulkan"
+    assert rel_diff(y.cpu().numpy(), expected.numpy()) <= 1e-4
+
+
+def test_load_from_bytes_file_object_and_torch_module(mobilenet):
+    scripted, path, x, expected = mobilenet
+    data = path.read_bytes()
+    for source in (data, io.BytesIO(data)):
+        y = tvk.jit.load(source)(x)
+        assert rel_diff(y.numpy(), expected.numpy()) <= 1e-4
+    y = tvk.jit.load_torch(scripted)(x)
+    assert rel_diff(y.numpy(), expected.numpy()) <= 1e-4
+
+
+@needs_vulkan
+def test_forward_releases_the_gil(mobilenet):
+    """Two threads run the model at once; both must give torch's result."""
+    scripted, path, x, expected = mobilenet
+    module = optimize_for_mobile(tvk.jit.load(path))
+    results = [None, None]
+
+    def work(i):
+        results[i] = module(x.numpy())
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        assert rel_diff(r, expected.numpy()) <= 1e-4
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("vulkan", marks=needs_vulkan)])
+def test_tensor_round_trips_and_metadata(device):
+    a = np.random.RandomState(0).rand(2, 3, 5).astype(np.float32)
+    t = tvk.from_numpy(a).to(device)
+    assert t.shape == (2, 3, 5) and t.dtype == "float32" and t.device == device
+    assert np.array_equal(t.cpu().numpy(), a)
+    assert np.array_equal(np.asarray(t), a)
+    assert tvk.tensor([1, 2, 3]).dtype == "int64"
+    assert tvk.tensor([True, False]).dtype == "bool"
+    assert tvk.tensor([[1.5]]).dtype == "float32"
+    assert repr(tvk.tensor([1.0, 2.0])) == "tensor([1., 2.])"
+    if device == "vulkan":
+        assert repr(tvk.tensor([1.0]).vulkan()) == "tensor([1.], device='vulkan')"
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("vulkan", marks=needs_vulkan)])
+def test_ops_as_functions_match_torch(device):
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(3))
+    t = tvk.from_dlpack(x).to(device)
+    assert rel_diff(tvk.relu(t).cpu().numpy(), torch.relu(x).numpy()) <= 1e-6
+    assert rel_diff(tvk.add(t, t, alpha=2).cpu().numpy(), torch.add(x, x, alpha=2).numpy()) <= 1e-6
+    assert rel_diff(tvk.softmax(t, 1).cpu().numpy(), torch.softmax(x, 1).numpy()) <= 1e-5
+    w = torch.randn(3, 8, generator=torch.Generator().manual_seed(4))
+    got = tvk.linear(t, tvk.from_dlpack(w).to(device)).cpu().numpy()
+    assert rel_diff(got, torch.nn.functional.linear(x, w).numpy()) <= 1e-5
+
+
+def test_dlpack_shares_memory_both_ways():
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    t = tvk.from_dlpack(x)
+    x[0, 0] = 42.0  # no copy: tvk sees torch's write
+    assert t.numpy()[0, 0] == 42.0
+    back = torch.from_dlpack(t)
+    assert back.data_ptr() == x.data_ptr()
+    strided = tvk.from_dlpack(x.t())  # a transposed view keeps its strides
+    assert strided.shape == (4, 3) and np.array_equal(strided.contiguous().numpy(), x.t().numpy())
+    assert np.array_equal(tvk.from_dlpack(np.arange(5)).numpy(), np.arange(5))
+
+
+def test_errors_are_python_exceptions_with_the_native_message(tmp_path):
+    with pytest.raises(tvk.Error, match="cannot open"):
+        tvk.jit.load(tmp_path / "missing.pt")
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a zip archive")
+    with pytest.raises(tvk.Error):
+        tvk.jit.load(bad)
+    with pytest.raises(AttributeError, match="aten::no_such_op"):
+        tvk.no_such_op
+    with pytest.raises(tvk.UnsupportedError, match="dtype"):
+        tvk.from_numpy(np.zeros(3, dtype=np.complex64))
+    assert issubclass(tvk.UnsupportedError, tvk.Error) and issubclass(tvk.OutOfMemoryError, tvk.Error)
+    with pytest.raises(tvk.Error, match="optimize_for_mobile: unknown backend"):
+        optimize_for_mobile(tvk.jit.load_torch(torch.jit.script(torch.nn.ReLU())), backend="metal")
