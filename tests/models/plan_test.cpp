@@ -116,6 +116,44 @@ TEST(PlannedExecution, OneModuleFromFourThreadsGivesTheSingleThreadedResult) {
   }
 }
 
+// Issue 14: the interpreter kept its call depth in a member, so concurrent forward() calls on
+// one interpreted module raced on it (a drifting depth ends in spurious "call depth exceeds"
+// errors). The depth is per thread now. control_flow runs nested script calls and loops.
+TEST(Interpreter, OneInterpretedModuleFromFourThreadsGivesTheSingleThreadedResult) {
+  TVK_NEED_MODELS();
+  const char* old_plan = std::getenv("TVK_PLAN");
+  const std::string saved = old_plan ? old_plan : "";
+  setenv("TVK_PLAN", "0", 1);  // every call interpreted, none frozen
+  Module m = load(models_dir() + "/control_flow_script.pt");
+  const Tensor x = io::read_npy(models_dir() + "/control_flow_input.npy");
+  auto total = [&m, &x] {  // control_flow returns (total, [total, y])
+    std::vector<IValue> in;
+    in.emplace_back(x);
+    return m.forward(std::move(in)).toTuple().at(0).toTensor();
+  };
+  const Tensor once = total();
+  constexpr int kThreads = 4, kCalls = 40;
+  std::vector<double> worst(kThreads, 0.0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int i = 0; i < kCalls; ++i) worst[t] = std::max(worst[t], testing_support::max_abs_diff(total(), once));
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  if (old_plan) setenv("TVK_PLAN", saved.c_str(), 1);
+  else unsetenv("TVK_PLAN");
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_EQ(worst[t], 0.0) << "thread " << t;
+  }
+}
+
 TEST(PlannedExecution, OpByOpRunsMatchReplays) {
   NEED_MODELS_AND_VULKAN();
   Module m = load(optimized_mobilenet(), Device::Vulkan);

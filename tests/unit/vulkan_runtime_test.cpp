@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "support/test_support.h"
+#include "tvk/ops.h"
 #include "tvk/vulkan_info.h"
 #include "vulkan/api/context.h"
 #include "vulkan/ops/strided_copy.h"
@@ -196,4 +197,35 @@ TEST(VulkanRuntime, StridedCopyRefusesGeometryOutsideItsBuffers) {
   const Tensor got = dst.cpu(), want = src.cpu();
   EXPECT_EQ(got.data<float>()[0], want.data<float>()[1]);
   EXPECT_EQ(got.data<float>()[1], want.data<float>()[3]);
+}
+
+// Issue 14: synchronize() popped a batch before waiting for it, so a wait that timed out
+// destroyed the batch and freed buffers the GPU was still using (the validation layer reports
+// that; the tests fail on any message). Now the batch stays in flight until a wait sees it done.
+TEST(VulkanRuntime, AWaitThatTimesOutLeavesTheWorkItsResources) {
+  TVK_NEED_VULKAN();
+  auto& stream = vulkan::Context::get()->stream();
+  const Tensor a = tvk::rand({384, 384}, 1), b = tvk::rand({384, 384}, 2);
+  Tensor kept;
+  {
+    // Enough work that it cannot be done at once; the temporaries live only in the batch.
+    Tensor x = tvk::matmul(a.vulkan(), b.vulkan());
+    for (int i = 0; i < 4; ++i) x = tvk::matmul(tvk::relu(x), b.vulkan());
+    kept = x;
+  }
+  stream.flush();
+  stream.set_wait_timeout_ns(0);
+  bool timed_out = false;
+  try {
+    stream.synchronize();
+  } catch (const VulkanError& e) {
+    timed_out = true;
+    EXPECT_NE(std::string(e.what()).find("did not finish"), std::string::npos) << e.what();
+  }
+  stream.set_wait_timeout_ns(120ull * 1000 * 1000 * 1000);
+  stream.synchronize();
+  EXPECT_TRUE(timed_out) << "the work finished before a zero-length wait; the test needs more of it";
+  Tensor expected = tvk::matmul(a, b);
+  for (int i = 0; i < 4; ++i) expected = tvk::matmul(tvk::relu(expected), b);
+  EXPECT_LE(testing_support::max_abs_diff(kept.cpu(), expected) / testing_support::max_abs(expected), 1e-5);
 }

@@ -75,9 +75,16 @@ IValue Interpreter::call_method(const std::shared_ptr<Object>& self, const std::
   return call_function(*fn, self->type_name + "." + method, std::move(args), kwargs);
 }
 
+namespace {
+// Nested script calls on this thread, across interpreters: the guard against recursive model
+// code exhausting the C++ stack. Per thread, as the stack is, so concurrent forward() calls on
+// one module do not race on it.
+thread_local int t_call_depth = 0;
+}  // namespace
+
 IValue Interpreter::call_function(const FunctionDef& fn, const std::string& qualified_name, Stack args,
                                   const Kwargs& kwargs) {
-  if (depth_ >= kMaxCallDepth)
+  if (t_call_depth >= kMaxCallDepth)
     throw Error(detail::concat("call depth exceeds ", kMaxCallDepth, " in ", qualified_name, " (recursive model code?)"));
   Frame frame;
   frame.function = qualified_name;
@@ -103,11 +110,10 @@ IValue Interpreter::call_function(const FunctionDef& fn, const std::string& qual
       throw Error(detail::concat(qualified_name, "() missing argument '", params[i].name, "'"));
     frame.vars[params[i].name] = eval(*params[i].default_value, frame);
   }
-  ++depth_;
+  ++t_call_depth;
   struct DepthGuard {
-    int& d;
-    ~DepthGuard() { --d; }
-  } guard{depth_};
+    ~DepthGuard() { --t_call_depth; }
+  } guard;
   IValue result;
   exec_block(fn.body, frame, result);
   return result;

@@ -83,11 +83,13 @@ class Interpreter {
 
   const CompilationUnit& unit_;
   Device device_;
-  int depth_ = 0;
   std::map<std::string, int64_t>* op_counts_ = nullptr;
   GraphRecorder* recorder_ = nullptr;
   bool forbid_attribute_writes_ = false;
-  bool raised_ = false;  // freezing: a Raise node ended the current block
+  // Freezing only: a Raise node ended the current block. A freezing interpreter is private to
+  // one freeze at a time (ModuleState::graphs_mutex); interpreters that run calls keep no
+  // per-call state in members (the call depth is per thread), so threads can share them.
+  bool raised_ = false;
 };
 
 // A reference to a dotted name (`torch`, `torch.add`, `__torch__.a.b.f`): what Name and

@@ -407,9 +407,10 @@ void CommandStream::wait_locked(Batch& batch) { wait_fence(batch.fence); }
 
 void CommandStream::wait_fence(VkFence fence) {
   // A bounded wait: a hung device is reported instead of blocking forever.
-  constexpr uint64_t kTimeoutNs = 120ull * 1000 * 1000 * 1000;
-  VkResult r = vkWaitForFences(device_.handle(), 1, &fence, VK_TRUE, kTimeoutNs);
-  if (r == VK_TIMEOUT) throw VulkanError("Vulkan queue did not finish within 120 s (device hung?)");
+  const uint64_t timeout = wait_timeout_ns_;
+  VkResult r = vkWaitForFences(device_.handle(), 1, &fence, VK_TRUE, timeout);
+  if (r == VK_TIMEOUT)
+    throw VulkanError(detail::concat("Vulkan queue did not finish within ", timeout / 1e9, " s (device hung?)"));
   if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);
 }
 
@@ -424,9 +425,11 @@ void CommandStream::synchronize() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   submit_locked();
   while (!in_flight_.empty()) {
+    // Waited for while still in flight: if the wait throws (a timeout), the batch and what it
+    // keeps alive stay until a later wait sees the GPU finish with them.
+    wait_locked(*in_flight_.front());
     std::unique_ptr<Batch> batch = std::move(in_flight_.front());
     in_flight_.pop_front();
-    wait_locked(*batch);
     recycle(*batch);
     spare_.push_back(std::move(batch));
   }

@@ -133,6 +133,10 @@ class CommandStream {
   void flush();
   // Submits and waits for every batch; afterwards the host sees all results.
   void synchronize();
+  // How long a wait for the GPU may take before it throws VulkanError (default 120 s: a hung
+  // device is reported instead of blocking forever). Work still running after such an error
+  // keeps its resources until a later wait sees it finish.
+  void set_wait_timeout_ns(uint64_t ns) { wait_timeout_ns_ = ns; }
 
   // Timestamps: reset(), then mark() around work; after synchronize(), elapsed_ns(a, b).
   bool timestamps_supported() const { return query_pool_ != VK_NULL_HANDLE; }
@@ -194,6 +198,7 @@ class CommandStream {
   std::deque<std::unique_ptr<Batch>> in_flight_;
   std::vector<std::unique_ptr<Batch>> spare_;
   bool profiling_ = false;
+  std::atomic<uint64_t> wait_timeout_ns_{120ull * 1000 * 1000 * 1000};
   bool profile_dispatches_ = false;  // profile keys name each dispatch's shape (TVK_PROFILE_DISPATCHES=1)
   std::map<std::string, ProfileStat> profile_;
   std::atomic<uint64_t> submits_{0};
