@@ -107,6 +107,20 @@ TEST(OpsApi, ConvolutionOutputLargerThanOneStorageBindingIsWrittenInParts) {
   EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
 }
 
+TEST(OpsApi, LinearWithAWeightLargerThanOneStorageBindingOnVulkan) {
+  TVK_NEED_VULKAN();
+  // alexnet's first classifier layer: a [4096, 9216] weight is 151 MB, past lavapipe's 128 MiB
+  // maxStorageBufferRange (issue 10: alexnet and vgg failed on Vulkan when not optimized). The
+  // matmul kernel reads its operands through texel views.
+  const Tensor x = randn({2, 9216}, 14);
+  const Tensor w = randn({4096, 9216}, 15);
+  const Tensor b = randn({4096}, 16);
+  const Tensor expected = linear(x, w, b);
+  const Tensor got = linear(x.vulkan(), w.vulkan(), b.vulkan()).cpu();
+  EXPECT_EQ(got.sizes(), expected.sizes());
+  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+}
+
 TEST(OpsApi, PackedLinearWithMoreThan65535InputsOnVulkan) {
   TVK_NEED_VULKAN();
   // lavapipe stops a shader loop after 65535 iterations: a long row is split over invocations.

@@ -1,13 +1,15 @@
 // Batched matrix product out[s][i][j] = beta * bias[i][j] + alpha * sum_k a[s][i][k] * b[s][k][j];
 // both operands are read through strides, so transposed weights (linear) need no copy, and the
-// bias through broadcast strides (0 on broadcast dims).
+// bias through broadcast strides (0 on broadcast dims). Operands are read as R32 texels: a
+// texel view reaches maxTexelBufferElements floats, past the largest storage binding (alexnet's
+// and vgg's classifier weights exceed lavapipe's 128 MiB), and lavapipe fetches texels faster.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer A { float a[]; };
-layout(std430, binding = 2) readonly buffer B { float b[]; };
-layout(std430, binding = 3) readonly buffer Bias { float bias[]; };  // a stands in when has_bias = 0
+layout(binding = 1) uniform samplerBuffer a;
+layout(binding = 2) uniform samplerBuffer b;
+layout(binding = 3) uniform samplerBuffer bias;  // a stands in when has_bias = 0
 layout(push_constant) uniform Params {
   int rows, cols, inner, batch;
   int a_batch_stride, a_row_stride, a_inner_stride;
@@ -22,8 +24,8 @@ void main() {
   int pa = s * a_batch_stride + i * a_row_stride;
   int pb = s * b_batch_stride + j * b_col_stride;
   float acc = 0.0;
-  for (int k = 0; k < inner; ++k) acc += a[pa + k * a_inner_stride] * b[pb + k * b_inner_stride];
+  for (int k = 0; k < inner; ++k) acc += texelFetch(a, pa + k * a_inner_stride).r * texelFetch(b, pb + k * b_inner_stride).r;
   float r = alpha * acc;
-  if (has_bias == 1) r += beta * bias[i * bias_row_stride + j * bias_col_stride];
+  if (has_bias == 1) r += beta * texelFetch(bias, i * bias_row_stride + j * bias_col_stride).r;
   y[(s * rows + i) * cols + j] = r;
 }

@@ -44,7 +44,11 @@ Tensor product(const char* op, const IntList& out_sizes, int64_t batch, int64_t 
                        static_cast<float>(alpha), static_cast<float>(beta)};
   const std::array<uint32_t, 3> grid{static_cast<uint32_t>(cols), static_cast<uint32_t>(rows),
                                      static_cast<uint32_t>(batch)};
-  launch(grid_launch("matmul", grid), {out, a.buffer, b.buffer, use_bias ? bias : a.buffer}, p);
+  for (const Tensor* t : {&a.buffer, &b.buffer, &bias})
+    TVK_CHECK(!t->defined() || texel_view_fits(*t, Buffer::TexelFormat::R32), op, ": an operand ",
+              t->shape_string(), " exceeds this device's texel buffer limit (maxTexelBufferElements)");
+  launch(grid_launch("matmul", grid), {out, texels1(a.buffer), texels1(b.buffer), texels1(use_bias ? bias : a.buffer)},
+         p);
   return out;
 }
 
