@@ -336,6 +336,17 @@ PYBIND11_MODULE(_tvk, m) {
         return py::make_tuple(kDLCPU, 0);
       });
 
+  m.def(
+      "set_vulkan_precision",
+      [](const std::string& precision) {
+        if (precision == "fp32") tvk::set_vulkan_precision(tvk::Precision::FP32);
+        else if (precision == "fp16") tvk::set_vulkan_precision(tvk::Precision::FP16);
+        else throw tvk::Error("set_vulkan_precision: expected 'fp32' or 'fp16', got '" + precision + "'");
+      },
+      py::arg("precision"),
+      "'fp16': weights packed from now on (models loaded or optimized after the call) are stored as "
+      "16-bit floats; activations and arithmetic stay fp32.");
+  m.def("vulkan_precision", [] { return std::string(tvk::to_string(tvk::vulkan_precision())); });
   m.def("from_numpy", &from_numpy, py::arg("array"), "A CPU tensor with a copy of a numpy array.");
   m.def("from_dlpack_capsule", &from_dlpack_capsule, py::arg("capsule"));
   m.def(

@@ -24,6 +24,8 @@ from ._tvk import (  # noqa: F401
     VulkanError,
     devices,
     is_vulkan_available,
+    set_vulkan_precision,
+    vulkan_precision,
 )
 
 __version__ = _tvk.__version__

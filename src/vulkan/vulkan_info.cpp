@@ -1,8 +1,10 @@
 #include "tvk/vulkan_info.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
+#include "tvk/error.h"
 #include "vulkan/api/context.h"
 
 namespace tvk {
@@ -94,5 +96,26 @@ std::vector<OpGpuTime> vulkan_take_profile() {
   std::sort(out.begin(), out.end(), [](const OpGpuTime& a, const OpGpuTime& b) { return a.gpu_ms > b.gpu_ms; });
   return out;
 }
+
+namespace {
+std::atomic<Precision> g_precision{Precision::FP32};
+}  // namespace
+
+void set_vulkan_precision(Precision precision) {
+  if (precision == Precision::FP16) {
+    const vulkan::PhysicalDeviceInfo& dev = vulkan::Context::get()->device().physical();
+    for (VkFormat format : {VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT}) {
+      VkFormatProperties props{};
+      vkGetPhysicalDeviceFormatProperties(dev.handle, format, &props);
+      if (!(props.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT))
+        throw UnsupportedError("fp16 precision: " + dev.name + " cannot read 16-bit float texel buffers");
+    }
+  }
+  g_precision = precision;
+}
+
+Precision vulkan_precision() { return g_precision; }
+
+const char* to_string(Precision precision) { return precision == Precision::FP16 ? "fp16" : "fp32"; }
 
 }  // namespace tvk

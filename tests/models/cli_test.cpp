@@ -98,6 +98,17 @@ TEST(Cli, RunNamesNamedTupleFieldsAndWritesOneOutputPerField) {
   EXPECT_NE(r.out.find("output 1 (pooled): [1, 8] float32"), std::string::npos) << r.out;
 }
 
+TEST(Cli, Fp16PrecisionIsForVulkanAndNamedWhenWrong) {
+  Result r = run_cli("run " + fixture("control_flow_script.pt") + " --input " + fixture("control_flow_input.npy") +
+                     " --precision fp16");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--precision fp16 needs --device vulkan"), std::string::npos) << r.err;
+  r = run_cli("run " + fixture("control_flow_script.pt") + " --input " + fixture("control_flow_input.npy") +
+              " --precision fp8");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--precision must be fp32 or fp16"), std::string::npos) << r.err;
+}
+
 TEST(Cli, OutputCountMismatchSaysHowManyThereAre) {
   Result r = run_cli("run " + fixture("control_flow_script.pt") + " --input " + fixture("control_flow_input.npy") +
                      " --output " + ::testing::TempDir() + "only_one.npy");

@@ -12,6 +12,7 @@
 #include "model_support.h"
 #include "support/test_support.h"
 #include "tvk/optimize.h"
+#include "tvk/vulkan_info.h"
 
 using namespace tvk;
 using namespace tvk::jit;
@@ -179,6 +180,22 @@ TEST(OptimizeForMobile, NamedTupleOutputsSurviveOptimizeSaveAndLoad) {
     EXPECT_LE(relative_diff(fields.get("pooled").toTensor(), io::read_npy(base + "_expected1.npy")), 1e-4);
     EXPECT_EQ(fields.get("pooled").toTensor().device(), Device::CPU);
   }
+}
+
+// fp16 precision (issue 9): the packed weights of a whole model as 16-bit floats, outputs within
+// 1e-2 relative of torch's fp32.
+TEST(OptimizeForMobile, Fp16PrecisionKeepsMobilenetWithinOnePercentOfTorch) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+  struct RestoreFp32 {
+    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+  } restore;
+  set_vulkan_precision(Precision::FP16);
+  Module optimized = optimize_for_mobile(load(models_dir() + "/mobilenet_v2_script.pt"), vulkan_options());
+  const Tensor expected = io::read_npy(models_dir() + "/mobilenet_v2_expected0.npy");
+  const double diff = relative_diff(run(optimized, io::read_npy(models_dir() + "/mobilenet_v2_input.npy")), expected);
+  EXPECT_LE(diff, 1e-2);
+  EXPECT_GT(diff, 1e-5) << "as close as fp32: the fp16 weights were not used";
 }
 
 TEST(OptimizeForMobile, SavedMobilenetHasPackedOpsAndNoBatchNormHardtanhOrDropout) {

@@ -3,6 +3,7 @@
 // inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
 #include "ops/registry.h"
 #include "support/test_support.h"
+#include "tvk/vulkan_info.h"
 
 using namespace tvk;
 using testing_support::max_abs_diff;
@@ -133,4 +134,37 @@ TEST(OpsApi, PackedLinearWithMoreThan65535InputsOnVulkan) {
   const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
   EXPECT_EQ(got.sizes(), expected.sizes());
   EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+}
+
+// fp16 precision (issue 9): convolution (tiled and depthwise) and packed linear weights stored as
+// 16-bit floats. Within 1e-2 of fp32, and not equal to it (the halves are really used).
+TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
+  TVK_NEED_VULKAN();
+  struct RestoreFp32 {
+    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+  } restore;
+  const Tensor x = randn({2, 16, 20, 20}, 21);
+  const Tensor w = randn({24, 16, 3, 3}, 22), b = randn({24}, 23);
+  const Tensor dw = randn({16, 1, 3, 3}, 24), db = randn({16}, 25);
+  const Tensor lx = randn({3, 300}, 26), lw = randn({50, 300}, 27), lb = randn({50}, 28);
+  auto run_all = [&] {
+    std::vector<Tensor> out;
+    out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}).cpu());
+    out.push_back(conv2d(x.vulkan(), dw.vulkan(), db.vulkan(), {1}, {1}, {1}, 16).cpu());
+    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
+    out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu());
+    return out;
+  };
+  const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16), linear(lx, lw, lb)};
+  set_vulkan_precision(Precision::FP32);
+  const std::vector<Tensor> full = run_all();
+  set_vulkan_precision(Precision::FP16);
+  EXPECT_EQ(vulkan_precision(), Precision::FP16);
+  const std::vector<Tensor> half = run_all();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double scale = testing_support::max_abs(expected[i]);
+    EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-4 * scale) << "case " << i;
+    EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
+    EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": fp16 weights were not used";
+  }
 }

@@ -71,6 +71,18 @@ def test_blocklist_without_automatic_transfer_takes_and_returns_vulkan_tensors(m
     assert rel_diff(y.cpu().numpy(), expected.numpy()) <= 1e-4
 
 
+@needs_vulkan
+def test_fp16_precision_stays_within_one_percent(mobilenet):
+    scripted, path, x, expected = mobilenet
+    tvk.set_vulkan_precision("fp16")
+    try:
+        assert tvk.vulkan_precision() == "fp16"
+        y = optimize_for_mobile(tvk.jit.load(path))(x)
+    finally:
+        tvk.set_vulkan_precision("fp32")
+    assert 1e-5 < rel_diff(y.numpy(), expected.numpy()) <= 1e-2
+
+
 def test_load_from_bytes_file_object_and_torch_module(mobilenet):
     scripted, path, x, expected = mobilenet
     data = path.read_bytes()

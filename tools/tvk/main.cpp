@@ -142,9 +142,23 @@ void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::v
   }
 }
 
+// --precision fp32|fp16: the precision Vulkan weights are packed in (set before the model loads,
+// since optimized models pack theirs at load). Returns the name given.
+std::string apply_precision(const Args& args, tvk::Device device) {
+  const std::string precision = args.get("--precision", "fp32");
+  if (precision != "fp32" && precision != "fp16")
+    throw tvk::Error("--precision must be fp32 or fp16, got '" + precision + "'");
+  if (precision == "fp16") {
+    if (device != tvk::Device::Vulkan) throw tvk::Error("--precision fp16 needs --device vulkan");
+    tvk::set_vulkan_precision(tvk::Precision::FP16);
+  }
+  return precision;
+}
+
 int cmd_run(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--output", "--device", "--method"});
+  Args args(argc, argv, {"--input", "--output", "--device", "--method", "--precision"});
   const tvk::Device device = tvk::parse_device(args.get("--device", "cpu"));
+  apply_precision(args, device);
   tvk::jit::Module module = tvk::jit::load(args.model(), device);
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
@@ -267,10 +281,7 @@ int cmd_bench(int argc, char** argv) {
                          "--precision", "--trace"},
             {"--json", "--profile", "--verify"});
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
-  const std::string precision = args.get("--precision", "fp32");
-  if (precision != "fp32" && precision != "fp16")
-    throw tvk::Error("--precision must be fp32 or fp16, got '" + precision + "'");
-  if (precision == "fp16") throw tvk::UnsupportedError("--precision fp16 is not implemented yet; use fp32");
+  const std::string precision = apply_precision(args, device);
   const bool json = args.has("--json");
   const std::string trace_path = args.get("--trace", "");
   const bool profile = args.has("--profile") || !trace_path.empty();
@@ -328,7 +339,12 @@ int cmd_bench(int argc, char** argv) {
     if (progress && i == n) std::fprintf(stderr, "\r\033[K");
   };
 
-  if (vulkan) tvk::vulkan_reset_peak_memory();
+  if (vulkan) {
+    // Work queued at load (weights being packed) holds its temporaries until it has run: let it
+    // finish, so the peak is that of inference.
+    tvk::vulkan_synchronize();
+    tvk::vulkan_reset_peak_memory();
+  }
   auto start = std::chrono::steady_clock::now();
   once();
   const double first_ms = since(start);
@@ -455,12 +471,13 @@ void usage() {
                "  info                      build options, Vulkan devices and the one selected\n"
                "  ops                       the op registry: each op and whether CPU and Vulkan support it\n"
                "  run MODEL [--input x.npy ...] [--output y.npy ...] [--device cpu|vulkan] [--method NAME]\n"
+               "            [--precision fp32|fp16]\n"
                "                            run a TorchScript model on .npy inputs\n"
                "  check MODEL [--input x.npy ...]\n"
                "                            list the ops the model calls and whether Vulkan supports each;\n"
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
-               "              [--iters N] [--precision fp32] [--json] [--profile] [--trace out.json] [--verify]\n"
+               "              [--iters N] [--precision fp32|fp16] [--json] [--profile] [--trace out.json] [--verify]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
                "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"

@@ -47,13 +47,39 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     offset_ = std::exchange(o.offset_, 0);
     owns_buffer_ = std::exchange(o.owns_buffer_, true);
     allocation_ = std::exchange(o.allocation_, Allocation{});
-    for (int i = 0; i < 2; ++i) views_[i].store(o.views_[i].exchange(VK_NULL_HANDLE));
+    for (int i = 0; i < kTexelFormats; ++i) views_[i].store(o.views_[i].exchange(VK_NULL_HANDLE));
   }
   return *this;
 }
 
 namespace {
-VkDeviceSize texel_bytes(Buffer::TexelFormat f) { return f == Buffer::TexelFormat::R32 ? 4 : 16; }
+VkDeviceSize texel_bytes(Buffer::TexelFormat f) {
+  switch (f) {
+    case Buffer::TexelFormat::R32: return 4;
+    case Buffer::TexelFormat::RGBA32: return 16;
+    case Buffer::TexelFormat::R16F: return 2;
+    case Buffer::TexelFormat::RGBA16F: return 8;
+  }
+  return 4;
+}
+VkFormat vk_format(Buffer::TexelFormat f) {
+  switch (f) {
+    case Buffer::TexelFormat::R32: return VK_FORMAT_R32_SFLOAT;
+    case Buffer::TexelFormat::RGBA32: return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case Buffer::TexelFormat::R16F: return VK_FORMAT_R16_SFLOAT;
+    case Buffer::TexelFormat::RGBA16F: return VK_FORMAT_R16G16B16A16_SFLOAT;
+  }
+  return VK_FORMAT_R32_SFLOAT;
+}
+const char* format_name(Buffer::TexelFormat f) {
+  switch (f) {
+    case Buffer::TexelFormat::R32: return "R32";
+    case Buffer::TexelFormat::RGBA32: return "RGBA32";
+    case Buffer::TexelFormat::R16F: return "R16F";
+    case Buffer::TexelFormat::RGBA16F: return "RGBA16F";
+  }
+  return "?";
+}
 }  // namespace
 
 bool Buffer::texel_view_fits(const Device& device, VkDeviceSize bytes, TexelFormat format) {
@@ -62,14 +88,14 @@ bool Buffer::texel_view_fits(const Device& device, VkDeviceSize bytes, TexelForm
 }
 
 VkBufferView Buffer::texel_view(TexelFormat format) const {
-  std::atomic<VkBufferView>& slot = views_[format == TexelFormat::R32 ? 0 : 1];
+  std::atomic<VkBufferView>& slot = views_[static_cast<int>(format)];
   if (VkBufferView v = slot.load(std::memory_order_acquire)) return v;
   TVK_CHECK(texel_view_fits(*device_, bytes_, format), "a buffer of ", bytes_, " bytes cannot be viewed as ",
-            format == TexelFormat::R32 ? "R32" : "RGBA32", " texels (maxTexelBufferElements = ",
+            format_name(format), " texels (maxTexelBufferElements = ",
             device_->physical().limits.maxTexelBufferElements, ")");
   auto info = make_info<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
   info.buffer = buffer_;
-  info.format = format == TexelFormat::R32 ? VK_FORMAT_R32_SFLOAT : VK_FORMAT_R32G32B32A32_SFLOAT;
+  info.format = vk_format(format);
   info.offset = offset_;
   info.range = bytes_;
   VkBufferView view = VK_NULL_HANDLE;

@@ -33,7 +33,9 @@ class Buffer {
   // A uniform-texel-buffer view of the whole buffer as R32_SFLOAT (Texel1) or
   // R32G32B32A32_SFLOAT (Texel4), made on first use and destroyed with the buffer. Throws when
   // the size is not a whole number of texels or exceeds maxTexelBufferElements.
-  enum class TexelFormat { R32, RGBA32 };
+  // R16F / RGBA16F: 16-bit floats (weights packed in fp16 precision), read as floats.
+  enum class TexelFormat { R32, RGBA32, R16F, RGBA16F };
+  static constexpr int kTexelFormats = 4;
   VkBufferView texel_view(TexelFormat format) const;
   // Whether texel_view(format) can be made for a buffer of `bytes`.
   static bool texel_view_fits(const Device& device, VkDeviceSize bytes, TexelFormat format);
@@ -49,7 +51,8 @@ class Buffer {
   bool owns_buffer_ = true;
   Allocation allocation_;
   // Made lazily by const callers (kernels binding a tensor): atomics, no lock.
-  mutable std::atomic<VkBufferView> views_[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  mutable std::atomic<VkBufferView> views_[kTexelFormats] = {VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE,
+                                                              VK_NULL_HANDLE};
 };
 
 }  // namespace tvk::vulkan

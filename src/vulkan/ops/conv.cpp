@@ -98,6 +98,12 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   if (w.kernel != ConvKernel::Oc8) {
     w.weight = weight.contiguous();
     if (bias.defined()) w.bias = bias.contiguous();
+    w.weight_format = Buffer::TexelFormat::R32;
+    if (w.kernel == ConvKernel::Depthwise) {
+      const StoredWeights stored = store_weights(w.weight, Buffer::TexelFormat::R32, Buffer::TexelFormat::R16F);
+      w.weight = stored.storage;
+      w.weight_format = stored.format;
+    }
     return w;
   }
   const Tensor wc = weight.contiguous();
@@ -110,6 +116,9 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   const Tensor b = bias.defined() ? bias.contiguous() : wc;
   const auto global = elementwise_global(total);
   launch(ShaderLaunch{"conv2d_pack", global, {64, 1, 1}, {}}, {w.weight, wc, b}, params);
+  const StoredWeights stored = store_weights(w.weight, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+  w.weight = stored.storage;
+  w.weight_format = stored.format;
   return w;
 }
 
@@ -174,7 +183,8 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
           part.byte_offset = static_cast<VkDeviceSize>(n0) * image_bytes;
           part.byte_size = static_cast<VkDeviceSize>(count) * image_bytes;
         }
-        launch(l, {part, Binding(input, format), texels4(w.weight), Binding(residual.defined() ? residual : input, format)},
+        launch(l, {part, Binding(input, format), Binding(w.weight, w.weight_format),
+                   Binding(residual.defined() ? residual : input, format)},
                params);
       }
       return out;
@@ -197,7 +207,9 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u, vec_in ? 1u : 0u, shift};
       TVK_CHECK(texel_view_fits(input, format), op, ": the input ", input.shape_string(),
                 " exceeds this device's texel buffer limit");
-      launch(l, {out, Binding(input, format), texels1(w.weight), texels1(w.bias.defined() ? w.bias : w.weight)},
+      // Without a bias the weight stands in for it (the shader ignores it).
+      launch(l, {out, Binding(input, format), Binding(w.weight, w.weight_format),
+                 texels1(w.bias.defined() ? w.bias : w.weight)},
              params);
       return out;
     }

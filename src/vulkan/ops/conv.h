@@ -12,6 +12,7 @@
 
 #include "ops/conv_params.h"
 #include "tvk/tensor.h"
+#include "vulkan/api/buffer.h"
 
 namespace tvk::vulkan {
 
@@ -22,6 +23,9 @@ struct ConvWeights {
   ConvKernel kernel = ConvKernel::Direct;
   Tensor weight;  // Oc8: the packed [blocks][K][8] weights followed by the bias; else OIHW/IOHW
   Tensor bias;    // not Oc8: the bias as given (undefined: none)
+  // How the Oc8 and depthwise kernels read `weight`: RGBA32 / R32, or RGBA16F / R16F when it was
+  // packed in fp16 precision (set_vulkan_precision).
+  Buffer::TexelFormat weight_format = Buffer::TexelFormat::RGBA32;
 };
 
 ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed);

@@ -33,6 +33,7 @@ struct LinearPackedContext final : CustomClassPayload {
   // On the device for linear_t4.glsl: [in][out rounded up to 4], then the bias (zeros without
   // one), read as RGBA32 texels.
   Tensor packed;
+  Buffer::TexelFormat packed_format = Buffer::TexelFormat::RGBA32;  // RGBA16F in fp16 precision
   int64_t in = 0, out = 0;
 };
 
@@ -214,7 +215,9 @@ std::shared_ptr<Object> make_linear_context(const Tensor& weight_t, const Tensor
     const Tensor b = ctx->bias.contiguous();
     std::copy(b.data<float>(), b.data<float>() + ctx->out, dst + ctx->in * cols4 * 4);
   }
-  ctx->packed = packed.vulkan();
+  const StoredWeights stored = store_weights(packed.vulkan(), Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+  ctx->packed = stored.storage;
+  ctx->packed_format = stored.format;
   auto obj = std::make_shared<Object>();
   obj->type_name = kLinearClass;
   obj->payload = std::move(ctx);
@@ -268,7 +271,7 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
                   rows_of_bias.data<float>() + r * ctx.out);
     return rows_of_bias.vulkan();
   }
-  launch(l, {out, texels1(input), texels4(ctx.packed)}, params);
+  launch(l, {out, texels1(input), Binding(ctx.packed, ctx.packed_format)}, params);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "vulkan/ops/shader_dispatch.h"
 
+#include "tvk/vulkan_info.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +11,20 @@
 namespace tvk::vulkan {
 
 VkDeviceSize max_storage_binding() { return Context::get()->device().physical().limits.maxStorageBufferRange; }
+
+StoredWeights store_weights(const Tensor& values, Buffer::TexelFormat full_format, Buffer::TexelFormat half_format) {
+  if (vulkan_precision() != Precision::FP16 || values.numel() == 0) return {values, full_format};
+  const char* op = "fp16 weights";
+  TVK_CHECK(texel_view_fits(values, Buffer::TexelFormat::R32), op, ": ", values.shape_string(),
+            " exceeds this device's texel buffer limit");
+  const int64_t pairs = (values.numel() + 1) / 2;
+  Tensor halves = empty_vulkan({pairs});
+  struct {
+    int32_t pairs, count;
+  } params{to_i32(op, pairs), to_i32(op, values.numel())};
+  launch(ShaderLaunch{"to_half", elementwise_global(pairs), {64, 1, 1}, {}}, {halves, texels1(values)}, params);
+  return {halves, half_format};
+}
 
 bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format) {
   return Buffer::texel_view_fits(Context::get()->device(), storage_of(t).buffer().bytes(), format);

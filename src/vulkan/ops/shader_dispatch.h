@@ -40,6 +40,15 @@ inline Binding texels4(Tensor t) { return Binding(std::move(t), Buffer::TexelFor
 // Whether `t` (a float32 Vulkan tensor) can be bound as texels of `format` on this device.
 bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format);
 
+// Weights in the precision set by set_vulkan_precision: `values` (a float32 Vulkan tensor)
+// itself under FP32, else a tensor holding its values as 16-bit floats (two per float32
+// element; ceil(n / 2) elements), to be bound with the 16-bit `half_format` (R16F or RGBA16F).
+struct StoredWeights {
+  Tensor storage;
+  Buffer::TexelFormat format;
+};
+StoredWeights store_weights(const Tensor& values, Buffer::TexelFormat full_format, Buffer::TexelFormat half_format);
+
 // Records the dispatch; does nothing when the global size is empty.
 void launch(const ShaderLaunch& launch, std::initializer_list<Binding> bindings, const void* params,
             uint32_t params_bytes);
