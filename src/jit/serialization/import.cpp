@@ -68,7 +68,10 @@ void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen)
 }  // namespace
 
 std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device) {
-  ZipReader zip = ZipReader::open(path);
+  return import_archive(ZipReader::open(path), path, device);
+}
+
+std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device) {
   read_version(zip);
   if (!zip.has("data.pkl"))
     throw Error(detail::concat(path, ": no 'data.pkl' record (not a TorchScript module archive)"));

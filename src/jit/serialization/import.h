@@ -9,6 +9,7 @@
 
 #include "jit/runtime/compilation_unit.h"
 #include "jit/runtime/interpreter.h"
+#include "jit/serialization/zip_reader.h"
 
 namespace tvk::jit {
 
@@ -31,6 +32,9 @@ struct ModuleState {
 
 // Throws tvk::Error naming the file and the record/offset/line at fault.
 std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device);
+// The same from an archive already read (ZipReader::from_bytes: fuzzing, bytes from Python);
+// `path` is what errors call it.
+std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device);
 
 // The archive format versions tvk reads (PyTorch 1.x to 2.x write 1 to 10).
 constexpr int64_t kMinFileFormatVersion = 1;

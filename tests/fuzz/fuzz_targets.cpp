@@ -1,0 +1,61 @@
+// libFuzzer harnesses for every parser of untrusted input (issue 14). One source, one binary per
+// target, chosen by TVK_FUZZ_TARGET at compile time (tests/fuzz/CMakeLists.txt). A finding is
+// anything but a clean tvk::Error: a crash, a sanitizer report, a hang, an exception of
+// another type (which the harness lets escape, so libFuzzer reports it).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/npy.h"
+#include "jit/frontend/parser.h"
+#include "jit/serialization/import.h"
+#include "jit/serialization/unpickler.h"
+#include "jit/serialization/zip_reader.h"
+#include "tvk/error.h"
+#include "tvk/module.h"
+#include "tvk/tensor.h"
+
+using namespace tvk;
+using namespace tvk::jit;
+
+namespace {
+
+#if defined(TVK_FUZZ_LOAD_VULKAN)
+constexpr Device kDevice = Device::Vulkan;
+#else
+constexpr Device kDevice = Device::CPU;
+#endif
+
+// The whole path a user's file takes: archive, code, data, then one forward on a small input.
+void load_and_run(const uint8_t* data, size_t size) {
+  ZipReader zip = ZipReader::from_bytes(std::vector<uint8_t>(data, data + size), "fuzz.pt");
+  jit::Module module(import_archive(zip, "fuzz.pt", kDevice));
+  std::vector<IValue> inputs;
+  inputs.emplace_back(tvk::rand({1, 3, 8, 8}, 1));
+  module.forward(std::move(inputs));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+#if defined(TVK_FUZZ_ZIP)
+    ZipReader zip = ZipReader::from_bytes(std::vector<uint8_t>(data, data + size), "fuzz.zip");
+    for (const std::string& record : zip.records()) (void)zip.read(record);
+#elif defined(TVK_FUZZ_UNPICKLE)
+    (void)Unpickler::unpickle(std::vector<uint8_t>(data, data + size), "fuzz.pkl");
+#elif defined(TVK_FUZZ_PARSER)
+    (void)parse_source(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.py");
+#elif defined(TVK_FUZZ_NPY)
+    (void)io::parse_npy(std::vector<uint8_t>(data, data + size), "fuzz.npy");
+#elif defined(TVK_FUZZ_LOAD) || defined(TVK_FUZZ_LOAD_VULKAN)
+    load_and_run(data, size);
+#else
+#error "define one TVK_FUZZ_* target"
+#endif
+  } catch (const Error&) {
+    // The expected outcome for bad input: a clean error.
+  }
+  return 0;
+}
