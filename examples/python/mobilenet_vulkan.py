@@ -30,7 +30,10 @@ y = vulkan_model(x)  # a CPU torch tensor in, a CPU torch tensor out; the GPU wo
 with torch.no_grad():
     expected = model(x)
 print("top-5 classes:", y.topk(5).indices.tolist()[0])
-print("max |tvk - torch| / max |torch|:", float((y - expected).abs().max() / expected.abs().max()))
+error = float((y - expected).abs().max() / expected.abs().max())
+print("max |tvk - torch| / max |torch|:", error)
+if error > 1e-4:
+    raise SystemExit("tvk and torch disagree")
 
 # Tensors move as in the seed: .vulkan(), .cpu(), .to("vulkan"); ops are functions.
 t = tvk.from_dlpack(x).vulkan()
