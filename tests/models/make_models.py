@@ -118,6 +118,23 @@ class TorchFlags(torch.nn.Module):
         return x * 2.0 + 1.0
 
 
+class XnnpackNet(torch.nn.Module):
+    """Saved after PyTorch's own optimize_for_mobile (CPU backend): its convolutions and linear
+    layers become prepacked::*_clamp_run on XNNPACK contexts, as in apps' model files."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, stride=2, groups=2)
+        self.fc = torch.nn.Linear(8, 5)
+        self.fc2 = torch.nn.Linear(5, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        y = self.conv2(y).mean([2, 3])
+        return self.fc2(torch.relu(self.fc(y)))
+
+
 class HostileView(torch.nn.Module):
     """A hostile file (issue 14): view sizes whose product overflows int64 to exactly the input's 4
     elements, then an index four million floats past its storage. torch rejects it at run time."""
@@ -185,13 +202,23 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,hostile_view"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,xnnpack,hostile_view"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     torch.manual_seed(0)
     for name in args.only.split(","):
+        if name == "xnnpack":
+            from torch.utils.mobile_optimizer import optimize_for_mobile
+
+            model = optimize_for_mobile(torch.jit.script(XnnpackNet().eval()))
+            x = torch.rand(1, 3, 16, 16, generator=torch.Generator().manual_seed(1))
+            np.save(os.path.join(args.out_dir, "xnnpack_input.npy"), x.numpy())
+            with torch.no_grad():
+                np.save(os.path.join(args.out_dir, "xnnpack_expected0.npy"), model(x).numpy())
+            torch.jit.save(model, os.path.join(args.out_dir, "xnnpack_script.pt"))
+            continue
         if name in HOSTILE:
             torch.jit.save(torch.jit.script(HOSTILE[name]()), os.path.join(args.out_dir, name + "_script.pt"))
             continue

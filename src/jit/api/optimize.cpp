@@ -80,6 +80,7 @@ std::string OptimizationReport::summary() const {
   out << "ops before: " << histogram_string(ops_before) << "\n";
   out << "ops after:  " << histogram_string(ops_after) << "\n";
   out << "batch norms folded into convolutions: " << batch_norms_folded << "\n";
+  if (xnnpack_contexts_unpacked) out << "XNNPACK contexts unpacked: " << xnnpack_contexts_unpacked << "\n";
   out << "convolutions packed: " << convolutions_packed << "\n";
   out << "linear layers packed: " << linears_packed << "\n";
   out << "activations fused into convolutions: " << activations_fused << "\n";
@@ -125,6 +126,8 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
     std::unique_ptr<jit::Graph> graph = jit::freeze_method(work, method);
     const bool is_forward = method == "forward";
     if (is_forward) stats.ops_before = graph->op_histogram();
+    // CPU-prepacked (XNNPACK) layers become plain ops first, so the Vulkan passes pack them.
+    if (vulkan) stats.xnnpack_contexts_unpacked += jit::unpack_xnnpack_contexts(*graph);
     if (!blocked(MobileOptimizerType::CONV_BN_FUSION)) stats.batch_norms_folded += jit::fold_conv_batch_norm(*graph);
     if (vulkan && !blocked(MobileOptimizerType::INSERT_FOLD_PREPACK_OPS)) {
       const int packed = jit::insert_prepacked_ops(*graph);

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
+
+#include "ops/xnnpack_contexts.h"
 
 namespace tvk::jit {
 
@@ -160,6 +163,47 @@ int remove_mutation(Graph& g) {
     ++rewritten;
   }
   return rewritten;
+}
+
+int unpack_xnnpack_contexts(Graph& g) {
+  int unpacked = 0;
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op || n->args.size() != 2 || n->args[1].is_value()) continue;
+    std::unique_ptr<Node> plain;
+    std::optional<double> lo, hi;
+    auto optional_tensor = [](const Tensor& t) { return Arg::of(t.defined() ? IValue(t) : IValue()); };
+    if (n->is_op("prepacked::conv2d_clamp_run")) {
+      const ops::XnnpackConv2dContext* c = ops::xnnpack_conv_context(n->args[1].constant);
+      if (!c) continue;
+      plain = make_op_node(g, "aten::conv2d",
+                           {n->args[0], Arg::of(IValue(c->weight)), optional_tensor(c->bias), Arg::of(IValue(c->stride)),
+                            Arg::of(IValue(c->padding)), Arg::of(IValue(c->dilation)), Arg::of(IValue(c->groups))},
+                           ValueType::Tensor);
+      lo = c->output_min;
+      hi = c->output_max;
+    } else if (n->is_op("prepacked::linear_clamp_run")) {
+      const ops::XnnpackLinearContext* c = ops::xnnpack_linear_context(n->args[1].constant);
+      if (!c) continue;
+      plain = make_op_node(g, "aten::linear", {n->args[0], Arg::of(IValue(c->weight)), optional_tensor(c->bias)},
+                           ValueType::Tensor);
+      lo = c->output_min;
+      hi = c->output_max;
+    } else {
+      continue;
+    }
+    if (!lo && !hi) {
+      // The plain op takes the run node's place (and keeps its output value).
+      n->op = plain->op;
+      n->args = std::move(plain->args);
+    } else {
+      // The plain op goes before; the run node becomes the clamp (which the Vulkan passes fuse).
+      Node* made = g.insert_before(std::move(plain), n);
+      n->op = &op("aten::clamp");
+      n->args = {Arg::of(made->outputs[0]), Arg::of(lo ? IValue(*lo) : IValue()), Arg::of(hi ? IValue(*hi) : IValue())};
+    }
+    ++unpacked;
+  }
+  return unpacked;
 }
 
 int insert_prepacked_ops(Graph& g) {

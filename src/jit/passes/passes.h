@@ -13,6 +13,10 @@ int fold_conv_batch_norm(Graph& graph);
 int remove_dropout(Graph& graph);
 // In-place ops (relu_, hardtanh_, add_...) whose input has no other use become functional.
 int remove_mutation(Graph& graph);
+// prepacked::conv2d_clamp_run / linear_clamp_run with a constant XNNPACK context (files made by
+// PyTorch's optimize_for_mobile for the CPU) become conv2d / linear on the context's weights,
+// followed by a clamp where the context has bounds: plain ops the Vulkan passes then pack.
+int unpack_xnnpack_contexts(Graph& graph);
 // conv2d / conv_transpose2d / linear / addmm with constant weights become
 // vulkan_prepack::create_*_context + run_*_context pairs.
 int insert_prepacked_ops(Graph& graph);

@@ -93,6 +93,21 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
     StorageLoader constants_storage(zip, "constants");
     UnpicklerHooks hooks;
     hooks.load_storage = std::ref(constants_storage);
+    // Custom-class objects among the constants (XNNPACK contexts that PyTorch's CPU
+    // optimize_for_mobile folds in) are rebuilt by their class; plain states stay attributes.
+    hooks.set_state = [&](const std::shared_ptr<Object>& obj, IValue state_value) {
+      if (const ops::CustomClass* custom = ops::find_custom_class(obj->type_name)) {
+        custom->set_state(*obj, state_value);
+        return;
+      }
+      if (!state_value.isDict())
+        throw Error(detail::concat("constant of class ", obj->type_name, " has a ", state_value.tag_name(),
+                                   " state, not a dict"));
+      for (auto& [k, v] : state_value.toDict()->items) {
+        if (!k.isString()) throw Error(detail::concat("state of ", obj->type_name, " has a non-string key"));
+        obj->set(k.toStringRef(), v);
+      }
+    };
     IValue constants = Unpickler::unpickle(zip.read("constants.pkl"), path + ": record 'constants.pkl'", hooks);
     if (!constants.isTuple()) throw Error(path + ": record 'constants.pkl' is not a tuple");
     unit.constants = constants.toTuple();
