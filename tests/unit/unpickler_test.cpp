@@ -344,6 +344,30 @@ TEST(Unpickler, TensorViewsAreBoundsChecked) {
   EXPECT_NE(error_of([&] { run(tensor(8, 0, 1, 1)); }).find("no load_storage hook"), std::string::npos);
 }
 
+// Archive format version 1 (PyTorch 1.0-1.2): persistent ids carry a sixth element, the view
+// metadata (issue 11: such a file failed with "BINPERSID expects ...").
+TEST(Unpickler, VersionOnePersistentIdsWithViewMetadataLoad) {
+  auto tensor = [](const std::function<void(Pickle&)>& view_metadata) {
+    Pickle p;
+    p.global("torch._utils", "_rebuild_tensor_v2").op('(');
+    p.op('(').str("storage").global("torch", "FloatStorage").str("0").str("cpu").int1(8);
+    view_metadata(p);
+    p.op('t').op('Q').int1(0).op('(').int1(3).op('t').op('(').int1(1).op('t').op('\x89');
+    p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+    return p;
+  };
+  Tensor whole = run(tensor([](Pickle& p) { p.op('N'); }), counting_storage()).toTensor();
+  EXPECT_EQ(whole.sizes(), IntList{3});
+  EXPECT_EQ(whole.data<float>()[2], 2.0f);
+  // A view of 4 elements at offset 3 of the 8-element storage: the tensor starts at element 3.
+  Tensor view = run(tensor([](Pickle& p) { p.op('(').str("v").int1(3).int1(4).op('t'); }), counting_storage()).toTensor();
+  EXPECT_EQ(view.data<float>()[0], 3.0f);
+  EXPECT_EQ(view.contiguous().data<float>()[2], 5.0f);
+  EXPECT_NE(error_of([&] { run(tensor([](Pickle& p) { p.op('(').str("v").int1(6).int1(4).op('t'); }), counting_storage()); })
+                .find("lies outside storage"),
+            std::string::npos);
+}
+
 TEST(Unpickler, UnsupportedStorageTypeNamesTheType) {
   Pickle p;
   p.global("torch._utils", "_rebuild_tensor_v2").op('(').storage("DoubleStorage", "0", 1).int1(0);

@@ -577,8 +577,10 @@ void Unpickler::op_build() {
 
 void Unpickler::op_persid() {
   IValue pid = pop("BINPERSID");
-  if (!pid.isTuple() || pid.toTuple().size() != 5)
-    fail("BINPERSID expects ('storage', storage type, key, location, numel)");
+  // Archives of format version 1 (PyTorch 1.0-1.2) add a sixth element, the view metadata:
+  // None, or (view key, offset, size) for a storage that is a slice of the one named.
+  if (!pid.isTuple() || (pid.toTuple().size() != 5 && pid.toTuple().size() != 6))
+    fail("BINPERSID expects ('storage', storage type, key, location, numel[, view metadata])");
   const List& t = pid.toTuple();
   const GlobalRef* type = as_global(t[1]);
   if (!t[0].isString() || t[0].toStringRef() != "storage" || !type || type->kind != GlobalKind::StorageType ||
@@ -593,6 +595,17 @@ void Unpickler::op_persid() {
   if (!s.defined() || s.device() != Device::CPU || s.dim() != 1 || s.numel() != numel || !s.is_contiguous())
     fail(detail::concat("load_storage for '", key, "' must return a contiguous 1-D CPU tensor of ", numel,
                         " elements, got ", s.defined() ? s.shape_string() : "an undefined tensor"));
+  if (t.size() == 6 && !t[5].isNone()) {
+    const IValue& view = t[5];
+    if (!view.isTuple() || view.toTuple().size() != 3 || !view.toTuple()[0].isString() || !view.toTuple()[1].isInt() ||
+        !view.toTuple()[2].isInt())
+      fail("BINPERSID view metadata must be None or (view key: str, offset: int, size: int)");
+    const int64_t offset = view.toTuple()[1].toInt(), size = view.toTuple()[2].toInt();
+    if (offset < 0 || size < 0 || offset > numel || size > numel - offset)
+      fail(detail::concat("storage view '", view.toTuple()[0].toStringRef(), "' of ", size, " elements at offset ",
+                          offset, " lies outside storage '", key, "' of ", numel, " elements"));
+    s = s.as_strided({size}, {1}, offset).contiguous();
+  }
   push(IValue(std::move(s)));
 }
 
