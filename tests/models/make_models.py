@@ -218,6 +218,8 @@ def main():
             with torch.no_grad():
                 np.save(os.path.join(args.out_dir, "xnnpack_expected0.npy"), model(x).numpy())
             torch.jit.save(model, os.path.join(args.out_dir, "xnnpack_script.pt"))
+            # The same as a PyTorch Mobile lite-interpreter file (.ptl: bytecode.pkl beside code/).
+            model._save_for_lite_interpreter(os.path.join(args.out_dir, "xnnpack_lite.ptl"))
             continue
         if name in HOSTILE:
             torch.jit.save(torch.jit.script(HOSTILE[name]()), os.path.join(args.out_dir, name + "_script.pt"))

@@ -158,6 +158,23 @@ TEST(ModelLoader, HostileViewSizesAreAnErrorOnEveryDevice) {
   }
 }
 
+// A PyTorch Mobile lite-interpreter file (_save_for_lite_interpreter) of a CPU-optimized model,
+// as apps ship them (issue 11): torch 1.13 writes code/ beside bytecode.pkl, which tvk reads.
+TEST(ModelLoader, LiteInterpreterFileWithXnnpackContextsRunsOnEveryDevice) {
+  std::vector<Device> devices{Device::CPU};
+  if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+  const Tensor x = io::read_npy(torch113_dir() + "/xnnpack_input.npy");
+  const Tensor expected = io::read_npy(torch113_dir() + "/xnnpack_expected0.npy");
+  for (Device device : devices) {
+    jit::Module module = jit::load(torch113_dir() + "/xnnpack_lite.ptl", device);
+    std::vector<IValue> in;
+    in.emplace_back(x);
+    const Tensor out = module.forward(std::move(in)).toTensor();
+    EXPECT_LE(testing_support::max_abs_diff(out, expected) / testing_support::max_abs(expected), 1e-4)
+        << to_string(device);
+  }
+}
+
 TEST(ModelLoader, VulkanModuleKeepsParametersOnTheGpu) {
   TVK_NEED_VULKAN();
   jit::Module module = jit::load(torch211_dir() + "/control_flow_script.pt", Device::Vulkan);
