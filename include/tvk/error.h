@@ -32,6 +32,16 @@ class OutOfMemoryError : public Error {
   using Error::Error;
 };
 
+// Throws an error of `e`'s own type (UnsupportedError stays UnsupportedError, and so on) whose
+// message is `context` + ": " + e's message: how the interpreter adds the code location.
+[[noreturn]] inline void rethrow_with_context(const Error& e, const std::string& context) {
+  const std::string message = context + ": " + e.what();
+  if (dynamic_cast<const OutOfMemoryError*>(&e)) throw OutOfMemoryError(message);
+  if (dynamic_cast<const UnsupportedError*>(&e)) throw UnsupportedError(message);
+  if (dynamic_cast<const VulkanError*>(&e)) throw VulkanError(message);
+  throw Error(message);
+}
+
 namespace detail {
 template <typename... Args>
 std::string concat(const Args&... args) {

@@ -253,6 +253,12 @@ TEST(ModelLoader, UnknownOpNamesTheOpAndLine) {
   const std::string error = load_and_run_error(path);
   EXPECT_NE(error.find("aten::no_such_op"), std::string::npos) << error;
   EXPECT_NE(error.find("code/__torch__.py:"), std::string::npos) << error;
+  // Issue 14: the error keeps its type through the interpreter (the location is added to the
+  // message), so callers can tell an unsupported op from a broken file.
+  jit::Module m = jit::load(path);
+  std::vector<IValue> inputs;
+  inputs.emplace_back(tvk::rand({1, 3, 8, 8}));
+  EXPECT_THROW(m.forward(std::move(inputs)), UnsupportedError);
 }
 
 TEST(ModelLoader, UnknownClassInDataIsAnError) {

@@ -221,7 +221,7 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
           out = ops::call(*node.op, std::move(args));
         } catch (const Error& e) {
           if (node.source.empty()) throw;
-          throw Error(node.source + ": " + e.what());
+          rethrow_with_context(e, node.source);  // the type (UnsupportedError...) stays
         }
         // Except an upload (aten::to a device): the capture records it and replays re-send it.
         const bool upload = node.op->schema.name == "aten::to" && out.isTensor() && out.toTensor().defined() &&

@@ -274,7 +274,7 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
   } catch (const ScriptException&) {
     throw;
   } catch (const Error& e) {
-    fail_at(loc, e.what());
+    rethrow_with_context(e, to_string(loc));  // the location added, the type kept
   }
 }
 
@@ -616,7 +616,7 @@ IValue Interpreter::eval_attribute(const AttributeExpr& attr, Frame& frame) {
     try {
       return get_attr(base.toObject(), attr.attr);
     } catch (const Error& e) {
-      fail_at(attr.loc, e.what());
+      rethrow_with_context(e, to_string(attr.loc));
     }
   }
   if (GraphRecorder::value_of(base))
