@@ -132,7 +132,11 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
   block->size = size;
   block->type_index = type_index;
   block->free_ranges[0] = size;
-  if (device_.memory_properties().memoryTypes[type_index].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+  // Mapped only when host-coherent: tvk reads and writes mapped memory with plain memcpy and no
+  // vkFlush/vkInvalidateMappedMemoryRanges. A non-coherent type (possible only through the
+  // last-resort choice for device tensors) stays unmapped and is reached through staging.
+  constexpr VkMemoryPropertyFlags kCoherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if ((device_.memory_properties().memoryTypes[type_index].propertyFlags & kCoherent) == kCoherent) {
     void* p = nullptr;
     r = vkMapMemory(device_.handle(), memory, 0, VK_WHOLE_SIZE, 0, &p);
     if (r != VK_SUCCESS) {
