@@ -81,6 +81,9 @@ int64_t numel_of(const IntList& sizes);
 // device kernel is given, so no index past a buffer reaches a kernel.
 void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size,
                           size_t storage_bytes);
+// The bytes a view spans from its storage's start: one past its last element (0 when it holds
+// none). The same checks, throwing tvk::Error; how borrowed memory (from_blob, DLPack) is sized.
+uint64_t view_end_bytes(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size);
 std::string shape_string(const IntList& sizes);
 
 // Factories: contiguous tensors on `device` (CPU by default).

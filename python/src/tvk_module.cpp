@@ -119,15 +119,8 @@ Tensor from_dlpack_capsule(py::capsule capsule) {
   tvk::IntList sizes(dl.shape, dl.shape + dl.ndim);
   tvk::IntList strides = dl.strides ? tvk::IntList(dl.strides, dl.strides + dl.ndim) : tvk::contiguous_strides(sizes);
   TVK_CHECK(dl.byte_offset % tvk::element_size(dtype) == 0, "from_dlpack: unaligned byte offset");
-  // The storage spans exactly what the view reaches (Tensor checks the view against it).
-  int64_t last = 0;
-  bool empty = false;
-  for (int32_t i = 0; i < dl.ndim; ++i) {
-    TVK_CHECK(sizes[i] >= 0 && strides[i] >= 0, "from_dlpack: negative sizes or strides are not supported");
-    if (sizes[i] == 0) empty = true;
-    else last += (sizes[i] - 1) * strides[i];
-  }
-  const size_t nbytes = empty ? 0 : static_cast<size_t>(last + 1) * tvk::element_size(dtype);
+  // The storage spans exactly what the view reaches (checked without overflow).
+  const size_t nbytes = tvk::view_end_bytes(sizes, strides, 0, tvk::element_size(dtype));
   auto* base = static_cast<uint8_t*>(dl.data) + dl.byte_offset;
   PyCapsule_SetName(capsule.ptr(), "used_dltensor");
   auto storage = std::make_shared<tvk::CpuStorage>(base, nbytes, [m](void*) {

@@ -53,7 +53,7 @@ def _convert_inputs(args):
         elif isinstance(a, (list, tuple)):
             inner, inner_kind = _convert_inputs(a)
             kind = kind or inner_kind
-            out.append(type(a)(inner) if isinstance(a, list) else tuple(inner))
+            out.append(list(inner) if isinstance(a, list) else tuple(inner))
         else:
             out.append(a)
     return out, kind

@@ -46,12 +46,10 @@ int64_t numel_of(const IntList& sizes) {
   return n;
 }
 
-void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size,
-                          size_t storage_bytes) {
+uint64_t view_end_bytes(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size) {
   TVK_CHECK(sizes.size() == strides.size(), "sizes ", shape_string(sizes), " and strides ", shape_string(strides),
             " differ in rank");
   TVK_CHECK(offset >= 0, "negative storage offset ", offset);
-  int64_t last = offset;  // the last element the view reaches
   bool empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     TVK_CHECK(sizes[i] >= 0 && strides[i] >= 0, "negative size or stride in sizes ", shape_string(sizes),
@@ -59,7 +57,8 @@ void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t 
     if (sizes[i] == 0) empty = true;
   }
   (void)numel_of(sizes);  // throws on overflow, even for views that hold no element
-  if (empty) return;
+  if (empty) return 0;
+  int64_t last = offset;  // the last element the view reaches
   bool overflow = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     int64_t reach = 0;
@@ -68,9 +67,16 @@ void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t 
   }
   uint64_t end_bytes = 0;
   overflow |= __builtin_mul_overflow(static_cast<uint64_t>(last) + 1, static_cast<uint64_t>(element_size), &end_bytes);
-  TVK_CHECK(!overflow && end_bytes <= storage_bytes, "the view with sizes ", shape_string(sizes), ", strides ",
-            shape_string(strides), " and offset ", offset, " reaches past the end of its ", storage_bytes,
-            "-byte storage");
+  TVK_CHECK(!overflow, "the view with sizes ", shape_string(sizes), ", strides ", shape_string(strides),
+            " and offset ", offset, " reaches past what 64-bit offsets address");
+  return end_bytes;
+}
+
+void check_view_in_bounds(const IntList& sizes, const IntList& strides, int64_t offset, size_t element_size,
+                          size_t storage_bytes) {
+  TVK_CHECK(view_end_bytes(sizes, strides, offset, element_size) <= storage_bytes, "the view with sizes ",
+            shape_string(sizes), ", strides ", shape_string(strides), " and offset ", offset,
+            " reaches past the end of its ", storage_bytes, "-byte storage");
 }
 
 std::string shape_string(const IntList& sizes) {
@@ -302,9 +308,7 @@ Tensor randn(IntList sizes, uint64_t seed, Device device) {
 Tensor from_blob(void* data, IntList sizes, DType dtype, IntList strides) {
   TVK_CHECK(data != nullptr || numel_of(sizes) == 0, "from_blob: null data");
   if (strides.empty() && !sizes.empty()) strides = contiguous_strides(sizes);
-  int64_t extent = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
-  const size_t nbytes = numel_of(sizes) == 0 ? 0 : static_cast<size_t>(extent + 1) * element_size(dtype);
+  const size_t nbytes = view_end_bytes(sizes, strides, 0, element_size(dtype));
   auto storage = std::make_shared<CpuStorage>(data, nbytes, nullptr);
   return Tensor(std::move(storage), std::move(sizes), std::move(strides), 0, dtype);
 }

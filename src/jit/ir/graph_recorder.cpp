@@ -35,12 +35,20 @@ ValueType builtin_result_type(const std::string& name, const Stack& args) {
 }
 }  // namespace
 
-ValueType value_type_of_schema_return(const std::string& raw) {
+namespace {
+// A schema return without its alias annotation and name: "Tensor(a)[] Y" -> "Tensor[]".
+std::string schema_return_type(const std::string& raw) {
   std::string type = raw;
   const size_t paren = type.find('(');
   if (paren != std::string::npos) type = type.substr(0, paren) + type.substr(type.find(')') + 1);
   const size_t space = type.find(' ');
-  if (space != std::string::npos) type = type.substr(0, space);  // "Tensor Y" -> "Tensor"
+  if (space != std::string::npos) type = type.substr(0, space);
+  return type;
+}
+}  // namespace
+
+ValueType value_type_of_schema_return(const std::string& raw) {
+  const std::string type = schema_return_type(raw);
   if (type.find('[') != std::string::npos) return ValueType::List;
   if (type == "Tensor") return ValueType::Tensor;
   if (type == "int" || type == "SymInt") return ValueType::Int;
@@ -185,9 +193,7 @@ IValue GraphRecorder::emit_tuple_index(const IValue& tuple, int64_t index) {
   if (const Value* from = node->args[0].value; from && from->producer) {
     const Node& p = *from->producer;
     if (p.kind == NodeKind::Op && p.outputs.size() == 1 && p.op->schema.returns.size() == 1) {
-      std::string r = p.op->schema.returns[0];
-      const size_t paren = r.find('(');
-      if (paren != std::string::npos) r = r.substr(0, paren) + r.substr(r.find(')') + 1);
+      const std::string r = schema_return_type(p.op->schema.returns[0]);
       const size_t bracket = r.find('[');
       if (bracket != std::string::npos) element = value_type_of_schema_return(r.substr(0, bracket));
     } else if ((p.kind == NodeKind::TupleConstruct || p.kind == NodeKind::ListConstruct) && index >= 0 &&

@@ -13,6 +13,16 @@ namespace {
 constexpr uint32_t kSetsPerPool = 256;
 constexpr uint32_t kBuffersPerSet = 8;  // average; a pool holds kSetsPerPool * kBuffersPerSet descriptors
 thread_local Capture* t_capture = nullptr;
+
+VkCommandBuffer allocate_command_buffer(VkDevice device, VkCommandPool pool) {
+  auto alloc = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VK_CHECK(vkAllocateCommandBuffers(device, &alloc, &commands));
+  return commands;
+}
 }  // namespace
 
 Capture::Capture(const Device& device) : device_(device) {
@@ -47,11 +57,7 @@ uint32_t Capture::dispatches() const {
 
 void Capture::add_command_buffer() {
   auto rec = std::make_unique<Recording>();
-  auto alloc = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-  alloc.commandPool = pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  VK_CHECK(vkAllocateCommandBuffers(device_.handle(), &alloc, &rec->commands));
+  rec->commands = allocate_command_buffer(device_.handle(), pool_);
   auto begin = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   VK_CHECK(vkBeginCommandBuffer(rec->commands, &begin));
   recs_.push_back(std::move(rec));
@@ -97,11 +103,7 @@ CommandStream::Batch& CommandStream::recording() {
     spare_.pop_back();
   } else {
     batch = std::make_unique<Batch>();
-    auto info = make_info<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-    info.commandPool = pool_;
-    info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    info.commandBufferCount = 1;
-    VK_CHECK(vkAllocateCommandBuffers(device_.handle(), &info, &batch->commands));
+    batch->commands = allocate_command_buffer(device_.handle(), pool_);
     auto fence = make_info<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
     VK_CHECK(vkCreateFence(device_.handle(), &fence, nullptr, &batch->fence));
   }
