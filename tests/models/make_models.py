@@ -143,6 +143,10 @@ class HostileView(torch.nn.Module):
         return x.view([4611686018427387905, 4]).select(0, 1000000).relu_()
 
 
+# The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
+# list building or in-place rebinding each one is there for).
+SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags")
+
 # Models that must fail cleanly: written as scripts, with no expected output.
 HOSTILE = {"hostile_view": HostileView}
 
@@ -226,7 +230,7 @@ def main():
             continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
-        size = 64 if name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags") else 224
+        size = 64 if name in SMALL_SCRIPTED else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
         with torch.no_grad():
@@ -241,8 +245,8 @@ def main():
                 with torch.no_grad():
                     np.save(os.path.join(args.out_dir, "%s_expected%d_0.npy" % (name, other)), model(y).numpy())
         for mode in args.modes.split(","):
-            if mode == "trace" and name in ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags"):
-                continue  # tracing would drop the control flow under test
+            if mode == "trace" and name in SMALL_SCRIPTED:
+                continue  # tracing would drop the behaviour under test
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))
             torch.jit.save(scripted, path)

@@ -3,6 +3,7 @@
 // data, for alternating signatures and from several threads at once; what cannot be recorded
 // falls back to op-by-op runs.
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "io/npy.h"
@@ -49,6 +50,29 @@ ExecutionStats stats_of(Module& m) {
   return it == graphs.end() ? ExecutionStats{} : it->second->stats();
 }
 
+// Runs `diff_of_call(thread, call)` `calls` times on each of `threads` threads at once; each call
+// returns the max |difference| of its result from the single-threaded one. Expects no call to
+// throw and every result to equal the single-threaded one bit for bit.
+void expect_same_results_from_threads(int threads, int calls, const std::function<double(int, int)>& diff_of_call) {
+  std::vector<double> worst(threads, 0.0);
+  std::vector<std::string> errors(threads);
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
+      try {
+        for (int i = 0; i < calls; ++i) worst[t] = std::max(worst[t], diff_of_call(t, i));
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    });
+  }
+  for (auto& th : running) th.join();
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_EQ(worst[t], 0.0) << "thread " << t << ": results must be bit-identical";
+  }
+}
+
 }  // namespace
 
 TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignatures) {
@@ -92,28 +116,10 @@ TEST(PlannedExecution, OneModuleFromFourThreadsGivesTheSingleThreadedResult) {
   const Tensor small = io::read_npy(models_dir() + "/mobilenet_v2_input160.npy");
   const Tensor a_once = run(m, a);
   const Tensor small_once = run(m, small);
-  constexpr int kThreads = 4, kCalls = 4;
-  std::vector<double> worst(kThreads, 0.0);
-  std::vector<std::string> errors(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      try {
-        for (int i = 0; i < kCalls; ++i) {
-          const bool use_small = (t + i) % 2 == 1;
-          const Tensor out = run(m, use_small ? small : a);
-          worst[t] = std::max(worst[t], testing_support::max_abs_diff(out, use_small ? small_once : a_once));
-        }
-      } catch (const std::exception& e) {
-        errors[t] = e.what();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(errors[t], "") << "thread " << t;
-    EXPECT_EQ(worst[t], 0.0) << "thread " << t << ": replays must be bit-identical";
-  }
+  expect_same_results_from_threads(4, 4, [&](int t, int i) {
+    const bool use_small = (t + i) % 2 == 1;
+    return testing_support::max_abs_diff(run(m, use_small ? small : a), use_small ? small_once : a_once);
+  });
 }
 
 // Issue 14: the interpreter kept its call depth in a member, so concurrent forward() calls on
@@ -132,26 +138,9 @@ TEST(Interpreter, OneInterpretedModuleFromFourThreadsGivesTheSingleThreadedResul
     return m.forward(std::move(in)).toTuple().at(0).toTensor();
   };
   const Tensor once = total();
-  constexpr int kThreads = 4, kCalls = 40;
-  std::vector<double> worst(kThreads, 0.0);
-  std::vector<std::string> errors(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      try {
-        for (int i = 0; i < kCalls; ++i) worst[t] = std::max(worst[t], testing_support::max_abs_diff(total(), once));
-      } catch (const std::exception& e) {
-        errors[t] = e.what();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  expect_same_results_from_threads(4, 40, [&](int, int) { return testing_support::max_abs_diff(total(), once); });
   if (old_plan) setenv("TVK_PLAN", saved.c_str(), 1);
   else unsetenv("TVK_PLAN");
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(errors[t], "") << "thread " << t;
-    EXPECT_EQ(worst[t], 0.0) << "thread " << t;
-  }
 }
 
 TEST(PlannedExecution, OpByOpRunsMatchReplays) {
