@@ -10,12 +10,15 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev libgmock-dev
   python3-dev pybind11-dev
+  libstb-dev
 )
 if [[ "$mode" == test ]]; then
   # libtorch-dev: the stand-in Vulkan classes that let torch write a Vulkan model (tests/models/pytorch_vulkan)
   packages+=(python3 python3-numpy python3-torch python3-torchvision libtorch-dev)
   # the Python package's tests: pytest, and `pip install .` into a venv (offline)
   packages+=(python3-pytest python3-venv python3-pip python3-setuptools python3-wheel)
+  # the demo trains a small CNN on the handwritten digits scikit-learn bundles; tests make PNGs with PIL
+  packages+=(python3-sklearn python3-pil)
 fi
 
 missing=()

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
+#include "classify.h"
 #include "io/npy.h"
 #include "jit/serialization/import.h"
 #include "ops/registry.h"
@@ -18,67 +20,11 @@
 
 namespace {
 
+using tvk::cli::Args;
+using tvk::cli::json_string;
+using tvk::cli::split_commas;
+
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
-
-// Command-line arguments after the command name: flags with values, and positionals.
-struct Args {
-  std::vector<std::string> positional;
-  std::multimap<std::string, std::string> flags;
-  std::vector<std::string> switches;
-
-  Args(int argc, char** argv, std::initializer_list<const char*> value_flags,
-       std::initializer_list<const char*> switch_flags = {}) {
-    for (int i = 2; i < argc; ++i) {
-      std::string a = argv[i];
-      bool known = false;
-      for (const char* f : switch_flags) {
-        if (a == f) {
-          switches.push_back(a);
-          known = true;
-        }
-      }
-      for (const char* f : value_flags) {
-        if (a == f) {
-          if (i + 1 >= argc) throw tvk::Error(a + " needs a value");
-          flags.emplace(a, argv[++i]);
-          known = true;
-        }
-      }
-      if (known) continue;
-      if (a.size() > 1 && a[0] == '-') throw tvk::Error("unknown option " + a);
-      positional.push_back(a);
-    }
-  }
-  std::vector<std::string> all(const std::string& flag) const {
-    std::vector<std::string> out;
-    auto [lo, hi] = flags.equal_range(flag);
-    for (auto it = lo; it != hi; ++it) out.push_back(it->second);
-    return out;
-  }
-  std::string get(const std::string& flag, const std::string& fallback) const {
-    auto v = all(flag);
-    if (v.size() > 1) throw tvk::Error(flag + " given more than once");
-    return v.empty() ? fallback : v[0];
-  }
-  bool has(const std::string& flag) const { return std::find(switches.begin(), switches.end(), flag) != switches.end(); }
-  int get_int(const std::string& flag, int fallback, int min) const {
-    const std::string v = get(flag, std::to_string(fallback));
-    int n = 0;
-    try {
-      size_t used = 0;
-      n = std::stoi(v, &used);
-      if (used != v.size()) throw std::invalid_argument(v);
-    } catch (const std::exception&) {
-      throw tvk::Error(flag + " needs an integer, got '" + v + "'");
-    }
-    if (n < min) throw tvk::Error(flag + " must be at least " + std::to_string(min) + ", got " + v);
-    return n;
-  }
-  const std::string& model() const {
-    if (positional.size() != 1) throw tvk::Error("expected exactly one MODEL path");
-    return positional[0];
-  }
-};
 
 int cmd_info() {
   std::printf("tvk %s\n", TVK_VERSION);
@@ -218,19 +164,6 @@ int cmd_check(int argc, char** argv) {
   return missing ? 2 : 0;
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t comma = s.find(',', start);
-    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 int cmd_optimize(int argc, char** argv) {
   Args args(argc, argv, {"-o", "--output", "--backend", "--blocklist", "--preserve"});
   const std::string out = args.get("-o", args.get("--output", ""));
@@ -253,29 +186,13 @@ int cmd_optimize(int argc, char** argv) {
   return 0;
 }
 
-// Latency of forward on one input: warm-up runs (pipeline creation, first allocations), then
-// timed runs, each ending when its output is back on the CPU.
-// A JSON string literal.
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 double percentile(const std::vector<double>& sorted, double q) {
   const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5));
   return sorted[i];
 }
 
+// Latency of forward on one input: warm-up runs (pipeline creation, first allocations), then
+// timed runs, each ending when its output is back on the CPU.
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
                          "--precision", "--trace"},
@@ -479,6 +396,12 @@ void usage() {
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
                "              [--iters N] [--precision fp32|fp16] [--json] [--profile] [--trace out.json] [--verify]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
+               "  classify IMAGE... --model MODEL [--labels FILE] [--topk K] [--size S] [--resize R]\n"
+               "           [--mean M,M,M --std S,S,S] [--channels 1|3] [--device vulkan|cpu] [--json] [--no-softmax]\n"
+               "                            top-k classes of PNG/JPEG/BMP images, preprocessed as torchvision does:\n"
+               "                            resize the short side to R (default S*256/224, bilinear, antialiased),\n"
+               "                            center-crop S x S (default 224), normalize (ImageNet's mean and std;\n"
+               "                            0.5 for --channels 1); ImageNet-1k names for 1000 classes\n"
                "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"
                "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"
@@ -500,6 +423,7 @@ int main(int argc, char** argv) {
     if (command == "check") return cmd_check(argc, argv);
     if (command == "optimize") return cmd_optimize(argc, argv);
     if (command == "bench") return cmd_bench(argc, argv);
+    if (command == "classify") return tvk::cli::cmd_classify(argc, argv);
     std::fprintf(stderr, "tvk: unknown command '%s' (try tvk --help)\n", command.c_str());
     return 1;
   } catch (const std::exception& e) {
