@@ -137,14 +137,30 @@ int cmd_run(int argc, char** argv) {
   return 0;
 }
 
-// Runs the model once on the CPU (with --input files, or a [1, 3, 224, 224] image) recording
+// "1,3,224,224" -> {1, 3, 224, 224}, for --input-shape.
+tvk::IntList parse_shape(const std::string& text) {
+  tvk::IntList shape;
+  for (const std::string& d : split_commas(text)) {
+    try {
+      size_t used = 0;
+      shape.push_back(std::stoll(d, &used));
+      if (used != d.size() || shape.back() < 0) throw std::invalid_argument(d);
+    } catch (const std::exception&) {
+      throw tvk::Error("--input-shape needs comma-separated non-negative integers, got '" + text + "'");
+    }
+  }
+  return shape;
+}
+
+// Runs the model once on the CPU (with --input files, or a random input of --input-shape,
+// default [1, 3, 224, 224]) recording
 // every op it calls, and reports which backends support each.
 int cmd_check(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--method"});
+  Args args(argc, argv, {"--input", "--input-shape", "--method"});
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
-  if (inputs.empty()) inputs.emplace_back(tvk::rand({1, 3, 224, 224}, 0));
+  if (inputs.empty()) inputs.emplace_back(tvk::rand(parse_shape(args.get("--input-shape", "1,3,224,224")), 0));
   std::map<std::string, int64_t> counts;
   module.state()->interpreter->record_ops(&counts);
   module.run_method(args.get("--method", "forward"), std::move(inputs));
@@ -212,16 +228,8 @@ int cmd_bench(int argc, char** argv) {
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   if (inputs.empty()) {
-    tvk::IntList shape;
     const std::string text = args.flags.count("--input-shape") ? args.get("--input-shape", "") : args.get("--shape", "1,3,224,224");
-    for (const std::string& d : split_commas(text)) {
-      try {
-        shape.push_back(std::stoll(d));
-      } catch (const std::exception&) {
-        throw tvk::Error("--input-shape needs comma-separated integers, got '" + text + "'");
-      }
-    }
-    inputs.emplace_back(tvk::rand(shape, 0));
+    inputs.emplace_back(tvk::rand(parse_shape(text), 0));
   }
   const bool vulkan = device == tvk::Device::Vulkan;
   // --verify: every timed run must give the first timed run's outputs bit for bit (a race on
@@ -390,7 +398,7 @@ void usage() {
                "  run MODEL [--input x.npy ...] [--output y.npy ...] [--device cpu|vulkan] [--method NAME]\n"
                "            [--precision fp32|fp16]\n"
                "                            run a TorchScript model on .npy inputs\n"
-               "  check MODEL [--input x.npy ...]\n"
+               "  check MODEL [--input x.npy ... | --input-shape 1,3,224,224]\n"
                "                            list the ops the model calls and whether Vulkan supports each;\n"
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
