@@ -163,7 +163,13 @@ int cmd_check(int argc, char** argv) {
   if (inputs.empty()) inputs.emplace_back(tvk::rand(parse_shape(args.get("--input-shape", "1,3,224,224")), 0));
   std::map<std::string, int64_t> counts;
   module.state()->interpreter->record_ops(&counts);
-  module.run_method(args.get("--method", "forward"), std::move(inputs));
+  // An op tvk has no kernel for stops the run: report the ops seen up to it, then that op.
+  std::string stopped_at;
+  try {
+    module.run_method(args.get("--method", "forward"), std::move(inputs));
+  } catch (const tvk::UnsupportedError& e) {
+    stopped_at = e.what();
+  }
   module.state()->interpreter->record_ops(nullptr);
 
   std::printf("%-40s %6s %-4s %-6s\n", "op", "calls", "cpu", "vulkan");
@@ -174,6 +180,11 @@ int cmd_check(int argc, char** argv) {
     missing += vk ? 0 : 1;
     std::printf("%-40s %6lld %-4s %-6s\n", name.c_str(), static_cast<long long>(n), yes_no(op && op->supports(tvk::Device::CPU)),
                 yes_no(vk));
+  }
+  if (!stopped_at.empty()) {
+    std::printf("the run stopped at an op tvk does not have, on any device:\n  %s\n", stopped_at.c_str());
+    std::printf("%zu ops before it; this model does NOT run on tvk\n", counts.size());
+    return 2;
   }
   std::printf("%zu ops, %zu without a Vulkan kernel: %s\n", counts.size(), missing,
               missing ? "this model does NOT run entirely on Vulkan" : "every op runs on Vulkan");
