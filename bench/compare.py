@@ -8,6 +8,7 @@ warm-up, the median of --iters runs. tvk is timed by `tvk bench --json` on optim
 usage: compare.py --tvk build/tvk [--models mobilenet_v2,resnet18,squeezenet1_1] [--batch 1,32]
                   [--iters N] [--warmup N] [--workdir DIR] [--json out.json] [--svg out.svg]
                   [--markdown out.md] [--no-compile]
+       compare.py --plot-only out.json --svg out.svg     (redraw a run's chart)
 """
 import argparse
 import json
@@ -93,7 +94,8 @@ def svg_chart(rows, path):
     total = height + len(rows) * (len(runners) * bar + gap) + 60
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">'
            % (width, total), '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="10" y="20" font-size="14">Median latency, CPU input to CPU output (log scale, lower is better)</text>']
+           '<text x="10" y="20" font-size="14">Median latency, CPU input to CPU output (log scale, lower is better;'
+           ' tvk Nx = peer time / tvk time)</text>']
     y = height
     for r in rows:
         out.append('<text x="10" y="%d">%s, batch %d</text>' % (y + 12, r["model"], r["batch"]))
@@ -103,7 +105,9 @@ def svg_chart(rows, path):
             v = r[k]["median_ms"]
             w = (math.log10(v) - lo) / (hi - lo) * (width - left - 120)
             out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>' % (left, y, w, bar - 4, colors[k]))
-            out.append('<text x="%.1f" y="%d">%s %.3g ms</text>' % (left + w + 4, y + bar - 7, k, v))
+            # Peers carry the ratio the tables use: peer time / tvk time (above 1: tvk is faster).
+            ratio = "" if k == "tvk" else "  (tvk %.2fx)" % (v / r["tvk"]["median_ms"])
+            out.append('<text x="%.1f" y="%d">%s %.3g ms%s</text>' % (left + w + 4, y + bar - 7, k, v, ratio))
             y += bar
         y += gap
     out.append("</svg>")
@@ -124,7 +128,11 @@ def main():
     p.add_argument("--markdown")
     p.add_argument("--no-compile", action="store_true")
     p.add_argument("--eager-too", action="store_true", help="also time tvk with TVK_PLAN=0 (op by op)")
+    p.add_argument("--plot-only", metavar="JSON", help="redraw --svg from an earlier run's --json; time nothing")
     args = p.parse_args()
+    if args.plot_only:
+        svg_chart(json.load(open(args.plot_only))["rows"], args.svg)
+        return
     rows = []
     for name in args.models.split(","):
         model = ensure_models(args.tvk, args.workdir, name)
