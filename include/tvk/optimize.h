@@ -2,6 +2,7 @@
 // Vulkan backend that stock PyTorch can no longer run.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -31,6 +32,9 @@ struct MobileOptimizerOptions {
   MobileBackend backend = MobileBackend::CPU;  // PyTorch's default
   std::set<MobileOptimizerType> optimization_blocklist;
   std::vector<std::string> preserved_methods;  // frozen too, besides forward
+  // Called with each step's name as it starts ("freezing forward", "packing weights", ...), for
+  // progress displays; large models take seconds in freezing and packing.
+  std::function<void(const std::string& step)> progress;
 };
 
 // What the optimizer did, for `tvk optimize` and tests.

@@ -204,10 +204,19 @@ int cmd_optimize(int argc, char** argv) {
     options.optimization_blocklist.insert(tvk::parse_mobile_optimizer_type(name));
   options.preserved_methods = split_commas(args.get("--preserve", ""));
 
+  // Progress on a terminal: big models take seconds to load, freeze and pack.
+  const bool tty = isatty(fileno(stderr));
+  auto show = [&](const std::string& what) {
+    if (tty) std::fprintf(stderr, "\r\033[Koptimize: %s ...", what.c_str());
+  };
+  options.progress = show;
+  show("loading " + args.model());
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
   tvk::OptimizationReport report;
   tvk::jit::Module optimized = tvk::optimize_for_mobile(module, options, &report);
+  show("writing " + out);
   optimized.save(out);
+  if (tty) std::fprintf(stderr, "\r\033[K");
   std::printf("optimized %s for the %s backend -> %s\n", args.model().c_str(), backend.c_str(), out.c_str());
   std::printf("%s\n", report.summary().c_str());
   return 0;

@@ -122,14 +122,20 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
   for (const std::string& m : options.preserved_methods)
     if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
   bool transfers = false;
+  auto step = [&](const std::string& name, const std::string& method) {
+    if (options.progress) options.progress(name + (method == "forward" ? "" : " (" + method + ")"));
+  };
   for (const std::string& method : methods) {
+    step("freezing", method);
     std::unique_ptr<jit::Graph> graph = jit::freeze_method(work, method);
     const bool is_forward = method == "forward";
     if (is_forward) stats.ops_before = graph->op_histogram();
     // CPU-prepacked (XNNPACK) layers become plain ops first, so the Vulkan passes pack them.
     if (vulkan) stats.xnnpack_contexts_unpacked += jit::unpack_xnnpack_contexts(*graph);
+    step("folding batch norms", method);
     if (!blocked(MobileOptimizerType::CONV_BN_FUSION)) stats.batch_norms_folded += jit::fold_conv_batch_norm(*graph);
     if (vulkan && !blocked(MobileOptimizerType::INSERT_FOLD_PREPACK_OPS)) {
+      step("packing weights for Vulkan", method);
       const int packed = jit::insert_prepacked_ops(*graph);
       const auto h = graph->op_histogram();
       const int linears = h.count("vulkan_prepack::run_linear_context") ? h.at("vulkan_prepack::run_linear_context") : 0;
@@ -139,6 +145,7 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
       jit::fold_prepacking(*graph);
     }
     if (!blocked(MobileOptimizerType::REMOVE_DROPOUT)) stats.dropouts_removed += jit::remove_dropout(*graph);
+    step("clean-up passes", method);
     stats.mutations_removed += jit::remove_mutation(*graph);
     if (vulkan && !blocked(MobileOptimizerType::VULKAN_AUTOMATIC_GPU_TRANSFER)) {
       stats.transfers_inserted += jit::insert_backend_transfers(*graph, Device::Vulkan);
