@@ -19,6 +19,8 @@ if [[ "$mode" == test ]]; then
   packages+=(python3-pytest python3-venv python3-pip python3-setuptools python3-wheel)
   # the demo trains a small CNN on the handwritten digits scikit-learn bundles; tests make PNGs with PIL
   packages+=(python3-sklearn python3-pil)
+  # the Java API (java/) and its JUnit tests
+  packages+=(default-jdk-headless junit4)
 fi
 
 missing=()

@@ -6,7 +6,7 @@ Fenced blocks, by their info string:
   sh [exit=N]        run with bash -euo pipefail; the exit status must be N (default 0)
   python             run with /usr/bin/python3 (from a file, so torch.jit.script can read the
                      source), the build tree's package first on PYTHONPATH
-  cpp|cmake|python file=PATH
+  cpp|cmake|python|java file=PATH
                      written to PATH (relative to the root) for a later block to build or run
   text               output shown to the reader; not run
 Any other block (or one without an info string) is an error, so nothing escapes the test."""
@@ -33,7 +33,7 @@ for line, info, body in blocks:
     lang, opts = info[0], dict(o.split("=", 1) for o in info[1:] if "=" in o)
     if lang == "text":
         continue
-    if lang in ("cpp", "cmake") or (lang == "python" and "file" in opts):
+    if lang in ("cpp", "cmake", "java") or (lang == "python" and "file" in opts):
         if "file" not in opts:
             sys.exit(f"{where}: a {lang} block needs file=PATH")
         path = os.path.join(root, opts["file"])
@@ -60,4 +60,6 @@ for line, info, body in blocks:
     print("\n".join("  | " + l for l in out.splitlines()[-40:]))
     if r.returncode != want:
         sys.exit(f"FAIL {where}: exit status {r.returncode}, the guide says {want}")
+    if "[tvk vulkan validation]" in out:
+        sys.exit(f"FAIL {where}: the Vulkan validation layer reported a problem")
 print(f"all {ran} command blocks of {os.path.basename(doc)} ran as written")

@@ -15,7 +15,9 @@ uses_installed_lib() {  # binary: does the dynamic linker resolve libtvk.so to t
 }
 
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
-for f in bin/tvk include/tvk/tvk.h include/tvk/version.h lib/libtvk.so lib/cmake/tvk/tvkConfig.cmake \
+java=()
+[[ -e "$build/java/tvk.jar" ]] && java=(lib/libtvk_jni.so share/java/tvk.jar)  # built with the Java API
+for f in bin/tvk "${java[@]}" include/tvk/tvk.h include/tvk/version.h lib/libtvk.so lib/cmake/tvk/tvkConfig.cmake \
          lib/cmake/tvk/tvkConfigVersion.cmake lib/cmake/tvk/tvkTargets.cmake lib/pkgconfig/tvk.pc; do
   [[ -e "$prefix/$f" ]] || fail "$f is not installed"
 done

@@ -1,0 +1,87 @@
+package org.tvk;
+
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A TorchScript model loaded by tvk (the seed's org.pytorch.Module): files from torch.jit.save
+ * or tvk optimize, and lite .ptl files that carry their code.
+ *
+ * <pre>
+ * try (Module module = Module.load("mobilenet2-vulkan.pt", Device.VULKAN)) {
+ *   FloatBuffer buffer = Tensor.allocateFloatBuffer(1 * 3 * 224 * 224);
+ *   // ... fill buffer ...
+ *   Tensor input = Tensor.fromBlob(buffer, new long[] {1, 3, 224, 224});
+ *   Tensor output = module.forward(IValue.from(input)).toTensor();
+ * }
+ * </pre>
+ *
+ * Inputs are CPU tensors; with Device.VULKAN they are copied to the GPU and outputs come back
+ * on the CPU. Calls from several threads may run at once; {@link #destroy} waits for them.
+ */
+public final class Module implements AutoCloseable {
+  static {
+    NativeLoader.load();
+  }
+
+  private long handle; // a native tvk::jit::Module; 0 once destroyed
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
+  private Module(long handle) {
+    this.handle = handle;
+  }
+
+  /** Loads a model; with Device.VULKAN its parameters move to the GPU once, here.
+   *  @throws TvkException for a missing, corrupt or unsupported file, or no Vulkan device. */
+  public static Module load(String path, Device device) {
+    if (path == null || device == null) throw new IllegalArgumentException("path and device must not be null");
+    return new Module(nativeLoad(path, device.jniCode));
+  }
+
+  /** Loads a model on the CPU. */
+  public static Module load(String path) {
+    return load(path, Device.CPU);
+  }
+
+  public IValue forward(IValue... inputs) {
+    return runMethod("forward", inputs);
+  }
+
+  public IValue runMethod(String method, IValue... inputs) {
+    for (IValue v : inputs) {
+      if (v == null) throw new IllegalArgumentException("null input; use IValue.optionalNull()");
+    }
+    lock.readLock().lock();
+    try {
+      return nativeRunMethod(checkedHandle(), method, inputs);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Frees the native model and its device memory now. Later calls throw IllegalStateException. */
+  public void destroy() {
+    lock.writeLock().lock();
+    try {
+      if (handle != 0) nativeDestroy(handle);
+      handle = 0;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    destroy();
+  }
+
+  private long checkedHandle() {
+    if (handle == 0) throw new IllegalStateException("this Module was destroyed");
+    return handle;
+  }
+
+  private static native long nativeLoad(String path, int device);
+
+  private static native IValue nativeRunMethod(long handle, String method, IValue[] inputs);
+
+  private static native void nativeDestroy(long handle);
+}

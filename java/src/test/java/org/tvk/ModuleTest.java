@@ -1,0 +1,198 @@
+package org.tvk;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/** The Java API on lavapipe, against torch's and the C++ API's outputs (tests/java/make_fixtures.py). */
+public class ModuleTest {
+  private static String dir;
+
+  @BeforeClass
+  public static void fixtures() {
+    dir = System.getProperty("tvk.test.dir");
+    if (dir == null) throw new IllegalStateException("set -Dtvk.test.dir to the fixtures folder");
+  }
+
+  private static float[] readFloats(String name) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(Paths.get(dir, name))).order(ByteOrder.LITTLE_ENDIAN);
+    float[] out = new float[b.remaining() / 4];
+    b.asFloatBuffer().get(out);
+    return out;
+  }
+
+  private static double maxRelativeDifference(float[] a, float[] b) {
+    assertEquals(a.length, b.length);
+    double worst = 0, scale = 0;
+    for (int i = 0; i < a.length; ++i) {
+      worst = Math.max(worst, Math.abs(a[i] - b[i]));
+      scale = Math.max(scale, Math.abs(b[i]));
+    }
+    return worst / scale;
+  }
+
+  /** The seed's Android snippet, as written there, on a Vulkan-optimized mobilenet_v2. */
+  private static float[] seedSnippet(Module module) throws IOException {
+    FloatBuffer buffer = Tensor.allocateFloatBuffer(1 * 3 * 224 * 224);
+    buffer.put(readFloats("x.bin"));
+    Tensor inputTensor = Tensor.fromBlob(buffer, new long[] {1, 3, 224, 224});
+    Tensor outputTensor = module.forward(IValue.from(inputTensor)).toTensor();
+    assertArrayEquals(new long[] {1, 1000}, outputTensor.shape());
+    assertEquals(DType.FLOAT32, outputTensor.dtype());
+    return outputTensor.getDataAsFloatArray();
+  }
+
+  @Test
+  public void vulkanIsAvailable() {
+    assertTrue(Tvk.isVulkanAvailable());
+    assertFalse(Tvk.version().isEmpty());
+  }
+
+  @Test
+  public void seedSnippetGivesWhatTheCppApiGives() throws IOException {
+    try (Module module = Module.load(Paths.get(dir, "mobilenet2-vulkan.pt").toString(), Device.VULKAN)) {
+      float[] out = seedSnippet(module);
+      // The same library on the same input: bit for bit what `tvk run` (the C++ API) wrote.
+      assertArrayEquals(readFloats("y_cpp.bin"), out, 0.0f);
+      assertTrue(maxRelativeDifference(out, readFloats("y_torch.bin")) <= 1e-4);
+    }
+  }
+
+  @Test
+  public void unoptimizedModelOnVulkanAndOnTheCpu() throws IOException {
+    for (Device device : Device.values()) {
+      try (Module module = Module.load(Paths.get(dir, "mobilenet2.pt").toString(), device)) {
+        double rel = maxRelativeDifference(seedSnippet(module), readFloats("y_torch.bin"));
+        assertTrue(device + ": relative difference " + rel, rel <= 1e-4);
+      }
+    }
+  }
+
+  @Test
+  public void everyKindOfValueRoundTrips() {
+    try (Module module = Module.load(Paths.get(dir, "values.pt").toString(), Device.VULKAN)) {
+      Map<String, IValue> dict = new LinkedHashMap<>();
+      dict.put("a", IValue.from(Tensor.fromBlob(new float[] {1, 2}, new long[] {2})));
+      IValue out = module.forward(
+          IValue.from(Tensor.fromBlob(new float[] {1, 2, 3, 4, 5, 6}, new long[] {2, 3})), IValue.from(41L),
+          IValue.from(1.25), IValue.from(true), IValue.from("tvk"),
+          IValue.listFrom(Tensor.fromBlob(new float[] {0.5f}, new long[] {1})), IValue.dictStringKeyFrom(dict));
+      IValue[] t = out.toTuple();
+      assertEquals(7, t.length);
+      assertArrayEquals(new long[] {2, 3}, t[0].toTensor().shape());
+      assertArrayEquals(new float[] {2, 4, 6, 8, 10, 12}, t[0].toTensor().getDataAsFloatArray(), 0f);
+      assertEquals(42L, t[1].toLong());
+      assertEquals(2.5, t[2].toDouble(), 0);
+      assertFalse(t[3].toBool());
+      assertEquals("tvk!", t[4].toStr());
+      assertArrayEquals(new float[] {1.5f}, t[5].toTensorList()[0].getDataAsFloatArray(), 0f);
+      assertArrayEquals(new float[] {3, 6}, t[6].toDictStringKey().get("a").toTensor().getDataAsFloatArray(), 0f);
+
+      Tensor ints = module.runMethod("ints", IValue.from(Tensor.fromBlob(new long[] {1, -2, 3}, new long[] {3}))).toTensor();
+      assertEquals(DType.INT64, ints.dtype());
+      assertArrayEquals(new long[] {1, 3}, ints.shape());
+      assertArrayEquals(new long[] {1, -2, 3}, ints.getDataAsLongArray());
+      Tensor mask = module.runMethod("mask", IValue.from(Tensor.fromBlob(new boolean[] {false, true}, new long[] {2}))).toTensor();
+      assertEquals(DType.BOOL, mask.dtype());
+      assertArrayEquals(new long[] {2, 1}, mask.shape());
+      assertArrayEquals(new boolean[] {false, true}, mask.getDataAsBooleanArray());
+
+      Map<Long, IValue> longKeys = new LinkedHashMap<>();
+      longKeys.put(3L, IValue.from(1.0));
+      Map<Long, IValue> back = module.runMethod("long_keys", IValue.dictLongKeyFrom(longKeys)).toDictLongKey();
+      assertEquals(1.5, back.get(30L).toDouble(), 0);
+      assertTrue(module.runMethod("maybe", IValue.optionalNull()).isNull());
+      assertArrayEquals(new float[] {0, 2},
+          module.runMethod("maybe", IValue.from(Tensor.fromBlob(new float[] {-1, 2}, new long[] {2}))).toTensor()
+              .getDataAsFloatArray(), 0f);
+    }
+  }
+
+  @Test
+  public void nativeErrorsAreExceptionsAndTheModuleStaysUsable() throws IOException {
+    try {
+      Module.load(Paths.get(dir, "missing.pt").toString(), Device.VULKAN);
+      fail("loading a missing file must throw");
+    } catch (TvkException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("missing.pt"));
+    }
+    try (Module module = Module.load(Paths.get(dir, "mobilenet2-vulkan.pt").toString(), Device.VULKAN)) {
+      try {
+        module.forward(IValue.from(Tensor.fromBlob(new float[8], new long[] {2, 4})));
+        fail("a wrong input shape must throw");
+      } catch (TvkException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("[2, 4]"));
+      }
+      try {
+        module.runMethod("no_such_method");
+        fail("an unknown method must throw");
+      } catch (TvkException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("no_such_method"));
+      }
+      assertArrayEquals(readFloats("y_cpp.bin"), seedSnippet(module), 0.0f);  // still usable
+      module.destroy();
+      try {
+        module.forward(IValue.from(Tensor.fromBlob(new float[1], new long[] {1})));
+        fail("a destroyed module must throw");
+      } catch (IllegalStateException expected) {
+      }
+      module.destroy();  // twice is harmless
+    }
+  }
+
+  @Test
+  public void tensorsCheckTheirBuffers() {
+    try {
+      Tensor.fromBlob(Tensor.allocateFloatBuffer(5), new long[] {2, 3});
+      fail("a buffer of the wrong size must be refused");
+    } catch (IllegalArgumentException expected) {
+    }
+    try {
+      Tensor.fromBlob(FloatBuffer.allocate(6), new long[] {2, 3});
+      fail("a heap buffer must be refused");
+    } catch (IllegalArgumentException expected) {
+    }
+    try {
+      Tensor.fromBlob(new float[4], new long[] {Long.MAX_VALUE, 2});
+      fail("an overflowing shape must be refused");
+    } catch (ArithmeticException | IllegalArgumentException expected) {
+    }
+    try {
+      IValue.from(1.0).toTensor();
+      fail("a Double is not a Tensor");
+    } catch (IllegalStateException expected) {
+    }
+    assertNull(IValue.optionalNull().data);
+  }
+
+  @Test
+  public void forwardFromSeveralThreads() throws Exception {
+    float[] expected = readFloats("y_cpp.bin");
+    try (Module module = Module.load(Paths.get(dir, "mobilenet2-vulkan.pt").toString(), Device.VULKAN)) {
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      List<Future<float[]>> results = new ArrayList<>();
+      for (int i = 0; i < 8; ++i) results.add(pool.submit(() -> seedSnippet(module)));
+      for (Future<float[]> r : results) assertArrayEquals(expected, r.get(), 0.0f);
+      pool.shutdown();
+    }
+  }
+}
