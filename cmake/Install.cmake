@@ -5,12 +5,14 @@ include(CMakePackageConfigHelpers)
 set(TVK_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/tvk)
 # The CLI finds libtvk.so in ../lib wherever the prefix is moved.
 file(RELATIVE_PATH TVK_BIN_TO_LIB /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR})
-set_target_properties(tvk_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/${TVK_BIN_TO_LIB}")
+if(TARGET tvk_cli)
+  set_target_properties(tvk_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/${TVK_BIN_TO_LIB}")
+  install(TARGETS tvk_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 install(TARGETS tvk EXPORT tvkTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS tvk_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tvk DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/tvk/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tvk)

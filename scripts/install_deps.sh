@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tvk needs to build and test, only those that are missing.
-# Usage: scripts/install_deps.sh [build|test]   (test adds PyTorch, the tests' oracle)
+# Usage: scripts/install_deps.sh [build|test|arm64]
+#   test adds PyTorch (the tests' oracle) and what the Python, Java and CLI tests use; arm64 adds
+#   the cross compiler, qemu-user and arm64 multiarch packages for scripts/test_arm64.sh.
 set -euo pipefail
 
 mode=${1:-test}
@@ -21,6 +23,17 @@ if [[ "$mode" == test ]]; then
   packages+=(python3-sklearn python3-pil)
   # the Java API (java/) and its JUnit tests
   packages+=(default-jdk-headless junit4)
+fi
+
+if [[ "$mode" == arm64 ]]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "adding the arm64 architecture to dpkg"
+    if [[ $(id -u) -ne 0 ]]; then sudo dpkg --add-architecture arm64; else dpkg --add-architecture arm64; fi
+  fi
+  packages=(build-essential cmake glslc libvulkan-volk-dev libstb-dev python3 python3-numpy python3-torch
+            g++-aarch64-linux-gnu qemu-user-static
+            libvulkan-dev:arm64 mesa-vulkan-drivers:arm64 vulkan-validationlayers:arm64 zlib1g-dev:arm64
+            libgtest-dev:arm64 libgmock-dev:arm64)
 fi
 
 missing=()
