@@ -32,6 +32,9 @@ struct MobileOptimizerOptions {
   MobileBackend backend = MobileBackend::CPU;  // PyTorch's default
   std::set<MobileOptimizerType> optimization_blocklist;
   std::vector<std::string> preserved_methods;  // frozen too, besides forward
+  // Vulkan backend: ops without a Vulkan kernel are partitioned onto the CPU (with transfers at
+  // the partition's borders) instead of failing at run time. See set_cpu_fallback.
+  bool cpu_fallback = false;
   // Called with each step's name as it starts ("freezing forward", "packing weights", ...), for
   // progress displays; large models take seconds in freezing and packing.
   std::function<void(const std::string& step)> progress;
@@ -50,6 +53,9 @@ struct OptimizationReport {
   int transfers_inserted = 0;
   int common_subexpressions_removed = 0;
   int dead_nodes_removed = 0;
+  // cpu_fallback: the nodes put on the CPU (op and source) and the transfers at the borders.
+  std::vector<std::string> cpu_nodes;
+  int cpu_fallback_transfers = 0;
   std::string summary() const;
 };
 

@@ -340,6 +340,10 @@ PYBIND11_MODULE(_tvk, m) {
       "'fp16': weights packed from now on (models loaded or optimized after the call) are stored as "
       "16-bit floats; activations and arithmetic stay fp32.");
   m.def("vulkan_precision", [] { return std::string(tvk::to_string(tvk::vulkan_precision())); });
+  m.def("set_cpu_fallback", &tvk::set_cpu_fallback, py::arg("enabled"),
+        "True: ops without a Vulkan kernel run on the CPU for Vulkan tensors (copies there and back) "
+        "instead of raising tvk.UnsupportedError. Also TVK_CPU_FALLBACK=1.");
+  m.def("cpu_fallback_enabled", &tvk::cpu_fallback_enabled);
   m.def("from_numpy", &from_numpy, py::arg("array"), "A CPU tensor with a copy of a numpy array.");
   m.def("from_dlpack_capsule", &from_dlpack_capsule, py::arg("capsule"));
   m.def(
@@ -398,8 +402,9 @@ PYBIND11_MODULE(_tvk, m) {
   m.def(
       "optimize_for_mobile",
       [](const tvk::jit::Module& module, const std::vector<int>& blocklist,
-         const std::vector<std::string>& preserved_methods, const std::string& backend) {
+         const std::vector<std::string>& preserved_methods, const std::string& backend, bool cpu_fallback) {
         tvk::MobileOptimizerOptions options;
+        options.cpu_fallback = cpu_fallback;
         std::string b = backend;
         for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (b == "vulkan") options.backend = tvk::MobileBackend::Vulkan;
@@ -413,5 +418,6 @@ PYBIND11_MODULE(_tvk, m) {
         py::gil_scoped_release release;
         return tvk::optimize_for_mobile(module, options);
       },
-      py::arg("module"), py::arg("blocklist"), py::arg("preserved_methods"), py::arg("backend"));
+      py::arg("module"), py::arg("blocklist"), py::arg("preserved_methods"), py::arg("backend"),
+      py::arg("cpu_fallback") = false);
 }

@@ -22,8 +22,10 @@ from ._tvk import (  # noqa: F401
     Tensor,
     UnsupportedError,
     VulkanError,
+    cpu_fallback_enabled,
     devices,
     is_vulkan_available,
+    set_cpu_fallback,
     set_vulkan_precision,
     vulkan_precision,
 )

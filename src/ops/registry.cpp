@@ -1,5 +1,29 @@
 #include "ops/registry.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace tvk {
+namespace {
+std::atomic<int> g_cpu_fallback{-1};  // -1: not yet read from TVK_CPU_FALLBACK
+}  // namespace
+
+void set_cpu_fallback(bool enabled) { g_cpu_fallback = enabled ? 1 : 0; }
+
+bool cpu_fallback_enabled() {
+  int state = g_cpu_fallback.load();
+  if (state < 0) {
+    const char* env = std::getenv("TVK_CPU_FALLBACK");
+    const int from_env = env && *env && std::strcmp(env, "0") != 0 ? 1 : 0;
+    g_cpu_fallback.compare_exchange_strong(state, from_env);
+    state = g_cpu_fallback.load();
+  }
+  return state == 1;
+}
+
+}  // namespace tvk
+
 namespace tvk::ops {
 
 Registry& Registry::global() {
@@ -103,14 +127,66 @@ class OpScope {
 
 const OpEntry* current_op() { return t_current_op; }
 
+namespace {
+
+// Moves the tensors in `v` (also inside lists and tuples) to `device`; with `floats_only`, only
+// float32 ones (Vulkan kernels compute on float32; indices and masks stay on the CPU).
+IValue move_tensors(const IValue& v, Device device, bool floats_only = false) {
+  if (v.isTensor()) {
+    const Tensor& t = v.toTensor();
+    if (!t.defined() || (floats_only && t.dtype() != DType::Float32)) return v;
+    return IValue(t.to(device));
+  }
+  if (v.isList() || v.isTuple()) {
+    List items;
+    items.reserve(v.toList().size());
+    for (const IValue& e : v.toList()) items.push_back(move_tensors(e, device, floats_only));
+    return v.isTuple() ? IValue::tuple(std::move(items)) : IValue::list(std::move(items));
+  }
+  return v;
+}
+
+bool has_device(const IValue& v, Device d) {
+  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().device() == d;
+  if (v.isList() || v.isTuple())
+    for (const IValue& e : v.toList())
+      if (has_device(e, d)) return true;
+  return false;
+}
+
+// The CPU fallback: Vulkan tensors in the arguments go to the CPU and the CPU kernel runs; float
+// results go back to Vulkan, others (indices, masks) stay on the CPU, where the ops that use
+// them run (a call mixing CPU and Vulkan tensors runs on the CPU while the fallback is on).
+IValue call_on_cpu(const OpEntry& op, Stack args) {
+  for (const Argument& a : op.schema.arguments)
+    if (a.type.find('!') != std::string::npos)
+      throw UnsupportedError(detail::concat(op.schema.full_name(), " is not supported on the Vulkan backend, and the CPU",
+                                            " fallback does not run in-place ops (it would write a copy)"));
+  for (IValue& v : args) v = move_tensors(v, Device::CPU);
+  return move_tensors(op.cpu(args), Device::Vulkan, /*floats_only=*/true);
+}
+}  // namespace
+
 IValue call(const OpEntry& op, Stack args) {
   OpScope scope(op);
+  if (op.cpu && cpu_fallback_enabled()) {
+    bool cpu = false, vulkan = false;
+    for (const IValue& v : args) {
+      cpu = cpu || has_device(v, Device::CPU);
+      vulkan = vulkan || has_device(v, Device::Vulkan);
+    }
+    if (cpu && vulkan) return call_on_cpu(op, std::move(args));
+  }
   const Device device = dispatch_device(op, args);
   const BoxedKernel& kernel = device == Device::Vulkan ? op.vulkan : op.cpu;
+  if (!kernel && device == Device::Vulkan && op.cpu && cpu_fallback_enabled()) return call_on_cpu(op, std::move(args));
   if (!kernel) {
     throw UnsupportedError(detail::concat(op.schema.full_name(), " is not supported on the ", 
                                           device == Device::Vulkan ? "Vulkan" : "CPU",
-                                          " backend (`tvk ops` lists what each backend supports)"));
+                                          " backend (`tvk ops` lists what each backend supports",
+                                          device == Device::Vulkan && op.cpu ? "; it has a CPU kernel: --cpu-fallback, "
+                                                                               "TVK_CPU_FALLBACK=1 or set_cpu_fallback(true) "
+                                                                               "runs it there)" : ")"));
   }
   return kernel(args);
 }

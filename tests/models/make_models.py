@@ -143,6 +143,29 @@ class HostileView(torch.nn.Module):
         return x.view([4611686018427387905, 4]).select(0, 1000000).relu_()
 
 
+class FallbackMix(torch.nn.Module):
+    """Vulkan ops around ops with only CPU kernels (the CPU fallback): top-k, sort, cumsum and
+    argmax of class scores, an index_select by the found indices, and torchvision's nms on boxes
+    the network computes. Batch 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 20)
+        self.box = torch.nn.Linear(8, 16)
+
+    def forward(self, x):
+        f = torch.relu(self.conv(x)).mean([2, 3])
+        s = self.fc(f)
+        v, i = torch.topk(s, 5)
+        c = torch.cumsum(s, 1)
+        picked = torch.index_select(s, 1, i[0])
+        b = self.box(f).reshape(-1, 4)
+        boxes = torch.cat([b[:, :2], b[:, :2] + torch.relu(b[:, 2:]) + 0.1], 1)
+        keep = torchvision.ops.nms(boxes, b[:, 0], 0.3)
+        return torch.relu(v) * 2.0, i, torch.argmax(c, 1), torch.sort(s, 1)[0], picked * 3.0, keep
+
+
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
 SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags")
@@ -206,7 +229,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,xnnpack,hostile_view"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,xnnpack,hostile_view,fallback_mix"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -224,6 +247,15 @@ def main():
             torch.jit.save(model, os.path.join(args.out_dir, "xnnpack_script.pt"))
             # The same as a PyTorch Mobile lite-interpreter file (.ptl: bytecode.pkl beside code/).
             model._save_for_lite_interpreter(os.path.join(args.out_dir, "xnnpack_lite.ptl"))
+            continue
+        if name == "fallback_mix":
+            model = FallbackMix().eval()
+            x = torch.rand(1, 3, 16, 16, generator=torch.Generator().manual_seed(1))
+            np.save(os.path.join(args.out_dir, "fallback_mix_input.npy"), x.numpy())
+            with torch.no_grad():
+                for i, e in enumerate(model(x)):
+                    np.save(os.path.join(args.out_dir, "fallback_mix_expected%d.npy" % i), e.numpy())
+            torch.jit.save(torch.jit.script(model), os.path.join(args.out_dir, "fallback_mix_script.pt"))
             continue
         if name in HOSTILE:
             torch.jit.save(torch.jit.script(HOSTILE[name]()), os.path.join(args.out_dir, name + "_script.pt"))

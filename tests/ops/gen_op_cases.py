@@ -485,6 +485,43 @@ def generate(torch, c):
         c.add("aten::to.device", x, cpu, 6, False, False, None, ref=lambda t, d, dt, nb, cp, mf: t.to(d))
     c.error("aten::dropout", r(3), 1.5, False)
 
+    # ---- selection, sorting, indexing: CPU kernels (the CPU fallback runs them for Vulkan tensors) ----
+    # randn values are distinct, so sorted orders are unique (torch leaves the order of ties open).
+    for s, d in [((2, 7), 1), ((5,), 0), ((3, 4, 6), 0), ((3, 4, 6), -1), ((1, 9), 1), ((2, 3, 5), 1)]:
+        x = r(*s)
+        for desc in (False, True):
+            c.add("aten::sort", x, d, desc, ref=lambda t, d, de: tuple(torch.sort(t, d, de)))
+            c.add("aten::argsort", x, d, desc)
+        c.add("aten::topk", x, min(3, s[d]), d, True, True, ref=lambda t, k, d, l, so: tuple(torch.topk(t, k, d, l, so)))
+        c.add("aten::topk", x, 1, d, False, True, ref=lambda t, k, d, l, so: tuple(torch.topk(t, k, d, l, so)))
+        c.add("aten::cumsum", x, d, None)
+        c.add("aten::argmax", x, d, False)
+        c.add("aten::argmax", x, d, True)
+    c.add("aten::argmax", r(3, 4), None, False)
+    c.add("aten::cumsum", torch.tensor([[1, 2, 3], [4, 5, 6]]), 1, None)
+    c.add("aten::argsort", torch.tensor([5, -2, 9, 0]), 0, False)
+    c.error("aten::topk", r(3), 4, -1, True, True, ref=lambda t, k, d, l, so: tuple(torch.topk(t, k, d, l, so)))
+    c.add("aten::index_select", r(4, 5), 0, torch.tensor([3, 0, 3]))
+    c.add("aten::index_select", r(2, 5, 3), 1, torch.tensor([4, 1]))
+    c.add("aten::index_select", torch.tensor([[1, 2], [3, 4]]), 1, torch.tensor([1]))
+    c.error("aten::index_select", r(4, 5), 0, torch.tensor([4]))
+    c.error("aten::index_select", r(4, 5), 0, torch.tensor([-1]))
+    c.add("aten::gather", r(3, 4), 1, torch.tensor([[0, 3], [2, 2], [1, 0]]), False)
+    c.add("aten::gather", r(3, 4), 0, torch.tensor([[0, 2, 1, 1]]), False)
+    c.add("aten::gather", r(2, 3, 4), 2, torch.tensor([[[3], [0], [1]], [[2], [2], [0]]]), False)
+    c.error("aten::gather", r(3, 4), 1, torch.tensor([[4]]), False)
+    c.add("aten::where.self", r(2, 3) > 0, r(2, 3), r(3))
+    c.add("aten::where.self", torch.tensor([True, False, True]), r(2, 3), r(2, 1))
+    c.add("aten::embedding", r(10, 4), torch.tensor([[1, 9], [0, 1]]), -1, False, False)
+    c.add("aten::embedding", r(6, 3), torch.tensor([5, 0, 2]), -1, False, False)
+    c.error("aten::embedding", r(10, 4), torch.tensor([10]), -1, False, False)
+    c.add("aten::nonzero", torch.tensor([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]]))
+    c.add("aten::nonzero", torch.tensor([0, 3, 0, 4]))
+    c.add("aten::nonzero", torch.tensor([[True, False], [False, True]]))
+    c.add("aten::gt.Scalar", r(3, 4), 0.1)
+    c.add("aten::gt.Scalar", torch.tensor([1, 5, 3]), 3)
+    c.add("aten::lt.Scalar", r(5), -0.2)
+
 
 if __name__ == "__main__":
     main()

@@ -165,3 +165,42 @@ def test_errors_are_python_exceptions_with_the_native_message(tmp_path):
     assert issubclass(tvk.UnsupportedError, tvk.Error) and issubclass(tvk.OutOfMemoryError, tvk.Error)
     with pytest.raises(tvk.Error, match="optimize_for_mobile: unknown backend"):
         optimize_for_mobile(tvk.jit.load_torch(torch.jit.script(torch.nn.ReLU())), backend="metal")
+
+
+class _TopKHead(torch.nn.Module):
+    """A Vulkan convolution followed by ops with CPU kernels only (topk, argmax)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, padding=1)
+
+    def forward(self, x):
+        s = torch.relu(self.conv(x)).mean([2, 3])
+        v, i = torch.topk(s, 3)
+        return v * 2.0, i, torch.argmax(s, 1)
+
+
+@needs_vulkan
+def test_cpu_fallback_off_raises_on_runs_and_partitions(tmp_path):
+    torch.manual_seed(0)
+    model = _TopKHead().eval()
+    path = str(tmp_path / "topk_head.pt")
+    torch.jit.save(torch.jit.script(model), path)
+    x = torch.rand(2, 3, 8, 8)
+    with torch.no_grad():
+        want = model(x)
+    module = tvk.jit.load(path, device="vulkan")
+    assert not tvk.cpu_fallback_enabled()
+    with pytest.raises(tvk.UnsupportedError, match="aten::topk"):
+        module(x)
+    tvk.set_cpu_fallback(True)
+    try:
+        got = module(x)
+    finally:
+        tvk.set_cpu_fallback(False)
+    assert rel_diff(got[0], want[0]) <= 1e-5
+    assert torch.equal(got[1], want[1]) and torch.equal(got[2], want[2])
+    # Partitioned at optimize time, the model runs with the switch off.
+    optimized = optimize_for_mobile(tvk.jit.load(path), backend="vulkan", cpu_fallback=True)
+    got = optimized(x)
+    assert rel_diff(got[0], want[0]) <= 1e-5 and torch.equal(got[1], want[1]) and torch.equal(got[2], want[2])

@@ -64,7 +64,8 @@ int cmd_classify(int argc, char** argv) {
   Args args(argc, argv,
             {"--model", "--labels", "--topk", "--size", "--resize", "--mean", "--std", "--channels", "--device",
              "--precision"},
-            {"--json", "--no-softmax"});
+            {"--json", "--no-softmax", "--cpu-fallback"});
+  if (args.has("--cpu-fallback")) set_cpu_fallback(true);
   if (args.positional.empty()) throw Error("needs at least one IMAGE");
   const std::string model_path = args.get("--model", "");
   if (model_path.empty()) throw Error("needs --model MODEL");

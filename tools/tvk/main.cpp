@@ -88,6 +88,11 @@ void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::v
   }
 }
 
+// --cpu-fallback: ops without a Vulkan kernel run on the CPU (tvk::set_cpu_fallback).
+void apply_cpu_fallback(const Args& args) {
+  if (args.has("--cpu-fallback")) tvk::set_cpu_fallback(true);
+}
+
 // --precision fp32|fp16: the precision Vulkan weights are packed in (set before the model loads,
 // since optimized models pack theirs at load). Returns the name given.
 std::string apply_precision(const Args& args, tvk::Device device) {
@@ -102,7 +107,8 @@ std::string apply_precision(const Args& args, tvk::Device device) {
 }
 
 int cmd_run(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--output", "--device", "--method", "--precision"});
+  Args args(argc, argv, {"--input", "--output", "--device", "--method", "--precision"}, {"--cpu-fallback"});
+  apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "cpu"));
   apply_precision(args, device);
   tvk::jit::Module module = tvk::jit::load(args.model(), device);
@@ -156,7 +162,8 @@ tvk::IntList parse_shape(const std::string& text) {
 // default [1, 3, 224, 224]) recording
 // every op it calls, and reports which backends support each.
 int cmd_check(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--input-shape", "--method"});
+  Args args(argc, argv, {"--input", "--input-shape", "--method"}, {"--cpu-fallback"});
+  apply_cpu_fallback(args);
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
@@ -186,13 +193,30 @@ int cmd_check(int argc, char** argv) {
     std::printf("%zu ops before it; this model does NOT run on tvk\n", counts.size());
     return 2;
   }
+  const bool fallback = tvk::cpu_fallback_enabled();
+  if (missing && fallback) {
+    std::printf("%zu ops, %zu without a Vulkan kernel: with the CPU fallback they run on the CPU, the rest on "
+                "Vulkan\n", counts.size(), missing);
+    if (tvk::is_vulkan_available()) {  // the partition tvk optimize --cpu-fallback would make
+      tvk::MobileOptimizerOptions options;
+      options.backend = tvk::MobileBackend::Vulkan;
+      options.cpu_fallback = true;
+      tvk::OptimizationReport report;
+      tvk::optimize_for_mobile(module, options, &report);
+      std::printf("optimized for Vulkan, forward puts %zu node(s) on the CPU with %d CPU<->Vulkan transfer(s) at "
+                  "the borders\n", report.cpu_nodes.size(), report.cpu_fallback_transfers);
+    }
+    return 0;
+  }
   std::printf("%zu ops, %zu without a Vulkan kernel: %s\n", counts.size(), missing,
-              missing ? "this model does NOT run entirely on Vulkan" : "every op runs on Vulkan");
+              missing ? "this model does NOT run entirely on Vulkan (--cpu-fallback runs them on the CPU)"
+                      : "every op runs on Vulkan");
   return missing ? 2 : 0;
 }
 
 int cmd_optimize(int argc, char** argv) {
-  Args args(argc, argv, {"-o", "--output", "--backend", "--blocklist", "--preserve"});
+  Args args(argc, argv, {"-o", "--output", "--backend", "--blocklist", "--preserve"}, {"--cpu-fallback"});
+  apply_cpu_fallback(args);
   const std::string out = args.get("-o", args.get("--output", ""));
   if (out.empty()) throw tvk::Error("tvk optimize needs -o OUT");
   tvk::MobileOptimizerOptions options;
@@ -203,6 +227,7 @@ int cmd_optimize(int argc, char** argv) {
   for (const std::string& name : split_commas(args.get("--blocklist", "")))
     options.optimization_blocklist.insert(tvk::parse_mobile_optimizer_type(name));
   options.preserved_methods = split_commas(args.get("--preserve", ""));
+  options.cpu_fallback = args.has("--cpu-fallback");
 
   // Progress on a terminal: big models take seconds to load, freeze and pack.
   const bool tty = isatty(fileno(stderr));
@@ -232,7 +257,8 @@ double percentile(const std::vector<double>& sorted, double q) {
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
                          "--precision", "--trace"},
-            {"--json", "--profile", "--verify"});
+            {"--json", "--profile", "--verify", "--cpu-fallback"});
+  apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
   const std::string precision = apply_precision(args, device);
   const bool json = args.has("--json");
@@ -416,13 +442,14 @@ void usage() {
                "  info                      build options, Vulkan devices and the one selected\n"
                "  ops                       the op registry: each op and whether CPU and Vulkan support it\n"
                "  run MODEL [--input x.npy ...] [--output y.npy ...] [--device cpu|vulkan] [--method NAME]\n"
-               "            [--precision fp32|fp16]\n"
+               "            [--precision fp32|fp16] [--cpu-fallback]\n"
                "                            run a TorchScript model on .npy inputs\n"
-               "  check MODEL [--input x.npy ... | --input-shape 1,3,224,224]\n"
+               "  check MODEL [--input x.npy ... | --input-shape 1,3,224,224] [--cpu-fallback]\n"
                "                            list the ops the model calls and whether Vulkan supports each;\n"
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
                "              [--iters N] [--precision fp32|fp16] [--json] [--profile] [--trace out.json] [--verify]\n"
+               "              [--cpu-fallback]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
                "  classify IMAGE... --model MODEL [--labels FILE] [--topk K] [--size S] [--resize R]\n"
                "           [--mean M,M,M --std S,S,S] [--channels 1|3] [--device vulkan|cpu] [--json] [--no-softmax]\n"
@@ -431,9 +458,11 @@ void usage() {
                "                            center-crop S x S (default 224), normalize (ImageNet's mean and std;\n"
                "                            0.5 for --channels 1); ImageNet-1k names for 1000 classes\n"
                "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
+               "           [--cpu-fallback]\n"
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"
                "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"
-               "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan\n");
+               "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan\n"
+               "--cpu-fallback: ops without a Vulkan kernel run on the CPU (also TVK_CPU_FALLBACK=1); off, they fail\n");
 }
 
 }  // namespace

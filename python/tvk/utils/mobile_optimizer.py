@@ -20,15 +20,19 @@ class MobileOptimizerType(enum.IntEnum):
     VULKAN_AUTOMATIC_GPU_TRANSFER = 6
 
 
-def optimize_for_mobile(script_module, optimization_blocklist=None, preserved_methods=None, backend="vulkan"):
+def optimize_for_mobile(script_module, optimization_blocklist=None, preserved_methods=None, backend="vulkan",
+                        cpu_fallback=False):
     """Freezes ``forward`` (and ``preserved_methods``) of a tvk module and optimizes it:
     batch-norm folding, prepacked weights, clamp fusion, dropout removal and, for Vulkan,
     automatic CPU<->GPU transfer. ``backend`` is "vulkan" or "cpu" (any case). A torch
-    ScriptModule is accepted too (taken through an in-memory save)."""
+    ScriptModule is accepted too (taken through an in-memory save). ``cpu_fallback=True``
+    (Vulkan): ops without a Vulkan kernel are partitioned onto the CPU, with transfers at the
+    partition's borders, instead of failing when the model runs."""
     if not isinstance(script_module, Module):
         from ..jit import load_torch
 
         script_module = load_torch(script_module)
     blocklist = [int(MobileOptimizerType(t)) for t in (optimization_blocklist or set())]
-    native = _tvk.optimize_for_mobile(script_module._native, blocklist, list(preserved_methods or []), str(backend))
+    native = _tvk.optimize_for_mobile(script_module._native, blocklist, list(preserved_methods or []), str(backend),
+                                      bool(cpu_fallback))
     return Module(native)

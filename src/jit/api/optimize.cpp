@@ -89,6 +89,11 @@ std::string OptimizationReport::summary() const {
   out << "CPU<->Vulkan transfers inserted: " << transfers_inserted << "\n";
   out << "common subexpressions removed: " << common_subexpressions_removed << "\n";
   out << "dead nodes removed: " << dead_nodes_removed;
+  if (!cpu_nodes.empty()) {
+    out << "\nCPU fallback partition: " << cpu_nodes.size() << " node(s) on the CPU, " << cpu_fallback_transfers
+        << " transfer(s) at its borders:";
+    for (const std::string& n : cpu_nodes) out << "\n    " << n;
+  }
   return out.str();
 }
 
@@ -150,6 +155,12 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
     if (vulkan && !blocked(MobileOptimizerType::VULKAN_AUTOMATIC_GPU_TRANSFER)) {
       stats.transfers_inserted += jit::insert_backend_transfers(*graph, Device::Vulkan);
       transfers = true;
+    }
+    if (vulkan && options.cpu_fallback) {
+      step("partitioning for the CPU fallback", method);
+      jit::PartitionReport partition = jit::partition_for_cpu_fallback(*graph, Device::Vulkan);
+      stats.cpu_fallback_transfers += partition.transfers;
+      for (std::string& n : partition.cpu_nodes) stats.cpu_nodes.push_back(std::move(n));
     }
     if (vulkan) jit::move_constants(*graph, Device::Vulkan);
     // Canonical clean-up (constants were already propagated while freezing).

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "ops/xnnpack_contexts.h"
 
@@ -416,11 +417,91 @@ int insert_backend_transfers(Graph& g, Device device) {
   return inserted;
 }
 
+namespace {
+// An op that runs on the CPU under the fallback: a CPU kernel and no kernel for `device`.
+bool falls_back_to_cpu(const Node& n, Device device) {
+  if (n.kind != NodeKind::Op || !n.op->cpu) return false;
+  return device == Device::Vulkan && !n.op->vulkan;
+}
+
+// Schemas mark views by an alias annotation on the return: "Tensor(a)".
+bool returns_view(const Node& n) {
+  for (const std::string& r : n.op->schema.returns)
+    if (r.find("Tensor(a") != std::string::npos) return true;
+  return false;
+}
+
+bool returns_tensors(const Node& n) {
+  for (const std::string& r : n.op->schema.returns)
+    if (r.find("Tensor") != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+PartitionReport partition_for_cpu_fallback(Graph& g, Device device) {
+  PartitionReport report;
+  const ops::OpEntry& to = op("aten::to.prim_Device");
+  std::map<const Value*, Device> where;  // values known to be on the CPU or on `device`
+  std::map<std::tuple<const Value*, const NodeBlock*, Device>, Value*> moved;
+  auto move = [&](Arg& a, Node* consumer, Device target) {
+    auto key = std::make_tuple(static_cast<const Value*>(a.value), static_cast<const NodeBlock*>(consumer->owner), target);
+    auto it = moved.find(key);
+    if (it == moved.end()) {
+      auto node = std::make_unique<Node>();
+      node->kind = NodeKind::Op;
+      node->op = &to;
+      node->source = consumer->source;
+      node->args = {a, Arg::of(IValue(target)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))};
+      Value* out = g.new_value(ValueType::Tensor);
+      node->outputs.push_back(out);
+      g.insert_before(std::move(node), consumer);
+      where[out] = target;
+      it = moved.emplace(key, out).first;
+      ++report.transfers;
+    }
+    a = Arg::of(it->second);
+  };
+  for (Node* n : g.all_nodes()) {
+    if (n->kind != NodeKind::Op) continue;
+    if (n->op == &to) {  // an explicit transfer: its output is where it says
+      if (n->args.size() > 1 && !n->args[1].is_value() && n->args[1].constant.isDevice())
+        where[n->outputs[0]] = n->args[1].constant.toDevice();
+      continue;
+    }
+    const bool on_cpu = falls_back_to_cpu(*n, device);
+    if (on_cpu) report.cpu_nodes.push_back(n->describe() + (n->source.empty() ? "" : " at " + n->source));
+    // Metadata ops (size, dim) run wherever their input is.
+    if (!on_cpu && !returns_tensors(*n)) continue;
+    // Views (select, slice, view...) too: indices a CPU op made stay on the CPU through them.
+    if (!on_cpu && returns_view(*n)) {
+      for (const Arg& a : n->args) {
+        auto w = a.is_value() ? where.find(a.value) : where.end();
+        if (w == where.end()) continue;
+        for (Value* out : n->outputs)
+          if (out->type == ValueType::Tensor) where[out] = w->second;
+        break;
+      }
+      continue;
+    }
+    const Device target = on_cpu ? Device::CPU : device;
+    for (Arg& a : n->args) {
+      if (!a.is_value() || a.value->type != ValueType::Tensor) continue;
+      auto w = where.find(a.value);
+      // Values of unknown place (from tuples, Ifs) are left to the run-time fallback.
+      if (w != where.end() && w->second != target) move(a, n, target);
+    }
+    for (Value* out : n->outputs)
+      if (out->type == ValueType::Tensor) where[out] = target;
+  }
+  return report;
+}
+
 int move_constants(Graph& g, Device device) {
   int moved = 0;
   std::map<const Storage*, Tensor> done;
   for (Node* n : g.all_nodes()) {
     if (n->kind != NodeKind::Op) continue;
+    if (falls_back_to_cpu(*n, device)) continue;  // its constants stay where its kernel runs
     for (Arg& a : n->args) {
       if (!is_const_tensor(a) || a.constant.toTensor().device() == device) continue;
       const Tensor& t = a.constant.toTensor();

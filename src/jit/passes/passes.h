@@ -2,6 +2,9 @@
 // many rewrites it made.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "jit/ir/graph.h"
 
 namespace tvk::jit {
@@ -34,6 +37,16 @@ int fold_prepacking(Graph& graph);
 int insert_backend_transfers(Graph& graph, Device device);
 // Constant tensors used by ops move to `device` once.
 int move_constants(Graph& graph, Device device);
+// The CPU fallback's partition (after insert_backend_transfers): nodes whose op has a CPU kernel
+// and none for `device` get CPU inputs, and the ops after them get their inputs back on
+// `device`, with one transfer per value and block at each border; CPU values flow between
+// consecutive CPU nodes untouched. Values whose place is unknown (out of tuples or Ifs) are
+// left to the run-time fallback, which is always correct.
+struct PartitionReport {
+  std::vector<std::string> cpu_nodes;  // "aten::topk(...) at file:line"
+  int transfers = 0;
+};
+PartitionReport partition_for_cpu_fallback(Graph& graph, Device device);
 // A pure node that repeats an earlier one (same op, same arguments) in its block or an
 // enclosing block is replaced by it: tensor-producing ops only when the graph mutates nothing.
 int eliminate_common_subexpressions(Graph& graph);

@@ -1,0 +1,368 @@
+// Selection, sorting and indexing: the ops detection and sequence models reach after their
+// convolutions (argmax, topk, sort, argsort, cumsum, index_select, gather, where, embedding,
+// nonzero, comparisons, torchvision::nms). CPU kernels only: data-dependent shapes and sorting
+// fit a GPU poorly; on Vulkan tensors they run through the opt-in CPU fallback.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+
+#include "ops/cpu/cpu_loops.h"
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+
+namespace tvk::ops::cpu {
+namespace {
+
+// `t` along `dim` as [outer, size, inner], contiguous.
+struct AlongDim {
+  Tensor data;
+  int64_t dim = 0, outer = 1, size = 1, inner = 1;
+};
+
+AlongDim along_dim(const char* op, const Tensor& t, int64_t dim) {
+  AlongDim a;
+  a.data = t.contiguous();
+  if (t.dim() == 0) return a;
+  a.dim = wrap_dim(op, dim, t.dim());
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    const int64_t s = t.sizes()[i];
+    if (i < a.dim) a.outer *= s;
+    else if (i == a.dim) a.size = s;
+    else a.inner *= s;
+  }
+  return a;
+}
+
+// Calls f(T*) with the element type of `t` (float32, int64, bool).
+template <typename F>
+decltype(auto) with_dtype(const Tensor& t, F&& f) {
+  switch (t.dtype()) {
+    case DType::Float32: return f(static_cast<float*>(nullptr));
+    case DType::Int64: return f(static_cast<int64_t*>(nullptr));
+    case DType::Bool: return f(static_cast<bool*>(nullptr));
+  }
+  throw Error("unknown dtype");
+}
+
+// NaN sorts above every number, as in PyTorch.
+template <typename T>
+bool greater(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return !std::isnan(b);
+    if (std::isnan(b)) return false;
+  }
+  return a > b;
+}
+
+void check_index_tensor(const char* op, const Tensor& index, const char* arg = "index") {
+  TVK_CHECK(index.dtype() == DType::Int64, op, ": argument '", arg, "' must be int64, got ", to_string(index.dtype()));
+}
+
+// PyTorch's index_select, gather and embedding take no negative indices.
+void check_in_range(const char* op, int64_t i, int64_t size, int64_t dim) {
+  TVK_CHECK(i >= 0 && i < size, op, ": index ", i, " is out of bounds for dimension ", dim, " with size ", size);
+}
+
+// Sorts every row along `dim`; keeps the first `k` of each (all for sort). Stable, so equal
+// values keep their order (PyTorch leaves that order unspecified).
+std::tuple<Tensor, Tensor> sort_rows(const char* op, const Tensor& self, int64_t k, int64_t dim, bool descending) {
+  const AlongDim a = along_dim(op, self, dim);
+  TVK_CHECK(k >= 0 && k <= a.size, op, ": k (", k, ") is out of range for dimension of size ", a.size);
+  IntList out_sizes = self.sizes();
+  if (self.dim() > 0) out_sizes[a.dim] = k;
+  Tensor values = empty(out_sizes, self.dtype());
+  Tensor indices = empty(out_sizes, DType::Int64);
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* in = a.data.template data<T>();
+    T* vo = values.template data<T>();
+    int64_t* io = indices.data<int64_t>();
+    std::vector<int64_t> order(static_cast<size_t>(a.size));
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const T* row = in + o * a.size * a.inner + i;
+        std::iota(order.begin(), order.end(), 0);
+        auto before = [&](int64_t x, int64_t y) {
+          return descending ? greater(row[x * a.inner], row[y * a.inner]) : greater(row[y * a.inner], row[x * a.inner]);
+        };
+        std::stable_sort(order.begin(), order.end(), before);
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t out = (o * k + j) * a.inner + i;
+          vo[out] = row[order[j] * a.inner];
+          io[out] = order[j];
+        }
+      }
+    return 0;
+  });
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/) {
+  return sort_rows("aten::topk", self, k, dim, largest);
+}
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[wrap_dim("aten::sort", dim, self.dim())];
+  return sort_rows("aten::sort", self, size, dim, descending);
+}
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[wrap_dim("aten::argsort", dim, self.dim())];
+  return std::get<1>(sort_rows("aten::argsort", self, size, dim, descending));
+}
+
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const char* op = "aten::argmax";
+  TVK_CHECK(self.numel() > 0, op, ": cannot take the argmax of an empty tensor");
+  const Tensor flat = dim ? self : self.reshape({self.numel()});
+  const AlongDim a = along_dim(op, flat, dim.value_or(0));
+  IntList out_sizes;
+  if (dim) {
+    out_sizes = self.sizes();
+    if (self.dim() > 0) {
+      if (keepdim) out_sizes[a.dim] = 1;
+      else out_sizes.erase(out_sizes.begin() + a.dim);
+    }
+  } else if (keepdim) {
+    out_sizes.assign(static_cast<size_t>(self.dim()), 1);
+  }
+  Tensor out = empty(out_sizes, DType::Int64);
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* in = a.data.template data<T>();
+    int64_t* po = out.data<int64_t>();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const T* row = in + o * a.size * a.inner + i;
+        int64_t best = 0;
+        for (int64_t j = 1; j < a.size; ++j)
+          if (greater(row[j * a.inner], row[best * a.inner])) best = j;
+        po[o * a.inner + i] = best;
+      }
+    return 0;
+  });
+  return out;
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  const char* op = "aten::cumsum";
+  TVK_CHECK(self.dtype() != DType::Bool, op, ": bool tensors are not supported");
+  if (dtype) TVK_CHECK(dtype_from_code(op, dtype) == self.dtype(), op, ": a dtype other than the input's is not supported");
+  const AlongDim a = along_dim(op, self, dim);
+  Tensor out = empty(self.sizes(), self.dtype());
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* in = a.data.template data<T>();
+      T* po = out.template data<T>();
+      for (int64_t o = 0; o < a.outer; ++o)
+        for (int64_t i = 0; i < a.inner; ++i) {
+          T sum = 0;
+          for (int64_t j = 0; j < a.size; ++j) {
+            const int64_t at = (o * a.size + j) * a.inner + i;
+            po[at] = sum += in[at];
+          }
+        }
+    }
+    return 0;
+  });
+  return out;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const char* op = "aten::index_select";
+  check_index_tensor(op, index);
+  TVK_CHECK(index.dim() <= 1, op, ": index must be 0-D or 1-D, got ", index.shape_string());
+  const AlongDim a = along_dim(op, self, dim);
+  const Tensor idx = index.contiguous();
+  const int64_t n = idx.numel();
+  IntList out_sizes = self.sizes();
+  if (self.dim() > 0) out_sizes[a.dim] = n;
+  Tensor out = empty(out_sizes, self.dtype());
+  const int64_t* ip = idx.data<int64_t>();
+  for (int64_t j = 0; j < n; ++j) check_in_range(op, ip[j], a.size, a.dim);
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* in = a.data.template data<T>();
+    T* po = out.template data<T>();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t j = 0; j < n; ++j) {
+        std::copy_n(in + (o * a.size + ip[j]) * a.inner, a.inner, po + (o * n + j) * a.inner);
+      }
+    return 0;
+  });
+  return out;
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  const char* op = "aten::gather";
+  check_index_tensor(op, index);
+  TVK_CHECK(index.dim() == self.dim(), op, ": index ", index.shape_string(), " and self ", self.shape_string(),
+            " must have the same number of dimensions");
+  const int64_t d = self.dim() == 0 ? 0 : wrap_dim(op, dim, self.dim());
+  for (int64_t i = 0; i < self.dim(); ++i)
+    TVK_CHECK(i == d || index.sizes()[i] <= self.sizes()[i], op, ": index ", index.shape_string(),
+              " is larger than self ", self.shape_string(), " outside dimension ", d);
+  const Tensor src = self.contiguous(), idx = index.contiguous();
+  const IntList src_strides = contiguous_strides(self.sizes());
+  Tensor out = empty(index.sizes(), self.dtype());
+  const int64_t* ip = idx.data<int64_t>();
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* in = src.template data<T>();
+    T* po = out.template data<T>();
+    const IntList out_strides = contiguous_strides(index.sizes());
+    for (int64_t e = 0; e < idx.numel(); ++e) {
+      int64_t rest = e, offset = 0;
+      for (int64_t i = 0; i < index.dim(); ++i) {
+        const int64_t c = rest / out_strides[i];
+        rest %= out_strides[i];
+        if (i == d) {
+          check_in_range(op, ip[e], size, d);
+          offset += ip[e] * src_strides[i];
+        } else {
+          offset += c * src_strides[i];
+        }
+      }
+      po[e] = in[offset];
+    }
+    return 0;
+  });
+  return out;
+}
+
+Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const char* op = "aten::where";
+  TVK_CHECK(condition.dtype() == DType::Bool, op, ": condition must be bool, got ", to_string(condition.dtype()));
+  TVK_CHECK(self.dtype() == other.dtype(), op, ": self (", to_string(self.dtype()), ") and other (",
+            to_string(other.dtype()), ") must have one dtype");
+  const IntList sizes = broadcast_shapes(op, broadcast_shapes(op, condition.sizes(), self.sizes()), other.sizes());
+  Tensor out = empty(sizes, self.dtype());
+  const bool* c = condition.data<bool>();
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* a = self.template data<T>();
+    const T* b = other.template data<T>();
+    T* po = out.template data<T>();
+    strided_loop<3>(sizes, {broadcast_strides(condition, sizes), broadcast_strides(self, sizes), broadcast_strides(other, sizes)},
+                    [&](int64_t i, int64_t oc, int64_t oa, int64_t ob) { po[i] = c[oc] ? a[oa] : b[ob]; });
+    return 0;
+  });
+  return out;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+                 bool /*sparse*/) {
+  const char* op = "aten::embedding";
+  check_index_tensor(op, indices, "indices");
+  TVK_CHECK(weight.dim() == 2, op, ": weight must be 2-D, got ", weight.shape_string());
+  const Tensor flat = indices.reshape({indices.numel()}).contiguous();
+  for (int64_t i = 0; i < flat.numel(); ++i) {
+    const int64_t v = flat.data<int64_t>()[i];
+    TVK_CHECK(v >= 0 && v < weight.sizes()[0], op, ": index ", v, " is out of range for ", weight.sizes()[0], " rows");
+  }
+  IntList out_sizes = indices.sizes();
+  out_sizes.push_back(weight.sizes()[1]);
+  return index_select(weight, 0, flat).reshape(out_sizes);
+}
+
+Tensor nonzero(const Tensor& self) {
+  const Tensor t = self.contiguous();
+  const IntList strides = contiguous_strides(self.sizes());
+  std::vector<int64_t> hits;
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* p = t.template data<T>();
+    for (int64_t e = 0; e < t.numel(); ++e)
+      if (p[e] != T(0)) hits.push_back(e);
+    return 0;
+  });
+  const int64_t rank = self.dim();
+  Tensor out = empty({static_cast<int64_t>(hits.size()), rank}, DType::Int64);
+  int64_t* po = out.data<int64_t>();
+  for (size_t h = 0; h < hits.size(); ++h) {
+    int64_t rest = hits[h];
+    for (int64_t i = 0; i < rank; ++i) {
+      po[static_cast<int64_t>(h) * rank + i] = rest / strides[i];
+      rest %= strides[i];
+    }
+  }
+  return out;
+}
+
+// Comparisons with a scalar give bool tensors (masks for where, nonzero, index).
+template <typename Cmp>
+Tensor compare_scalar(const char* op, const Tensor& self, Scalar other, Cmp cmp) {
+  TVK_CHECK(self.dtype() != DType::Bool, op, ": bool tensors are not supported");
+  Tensor out = empty(self.sizes(), DType::Bool);
+  bool* po = out.data<bool>();
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* p = self.template data<T>();
+    strided_loop<1>(self.sizes(), {self.strides()},
+                    [&](int64_t i, int64_t o) { po[i] = cmp(static_cast<double>(p[o]), static_cast<double>(other)); });
+    return 0;
+  });
+  return out;
+}
+Tensor gt_scalar(const Tensor& self, Scalar other) {
+  return compare_scalar("aten::gt", self, other, [](double a, double b) { return a > b; });
+}
+Tensor lt_scalar(const Tensor& self, Scalar other) {
+  return compare_scalar("aten::lt", self, other, [](double a, double b) { return a < b; });
+}
+
+// torchvision::nms: indices of the boxes kept, by decreasing score; a box is dropped when its
+// IoU with a kept, higher-scoring box exceeds the threshold. Boxes are (x1, y1, x2, y2).
+Tensor nms(const Tensor& dets, const Tensor& scores, double iou_threshold) {
+  const char* op = "torchvision::nms";
+  check_float(op, dets, "dets");
+  check_float(op, scores, "scores");
+  TVK_CHECK(dets.dim() == 2 && dets.sizes()[1] == 4, op, ": boxes must be [N, 4], got ", dets.shape_string());
+  TVK_CHECK(scores.dim() == 1 && scores.sizes()[0] == dets.sizes()[0], op, ": scores ", scores.shape_string(),
+            " must be [N] for ", dets.sizes()[0], " boxes");
+  const Tensor order = argsort(scores, 0, true);
+  const Tensor b = dets.contiguous();
+  const float* box = b.data<float>();
+  const int64_t* ord = order.data<int64_t>();
+  const int64_t n = dets.sizes()[0];
+  std::vector<bool> removed(static_cast<size_t>(n), false);
+  std::vector<int64_t> keep;
+  auto area = [&](int64_t i) { return (box[i * 4 + 2] - box[i * 4]) * (box[i * 4 + 3] - box[i * 4 + 1]); };
+  for (int64_t a = 0; a < n; ++a) {
+    const int64_t i = ord[a];
+    if (removed[static_cast<size_t>(i)]) continue;
+    keep.push_back(i);
+    for (int64_t c = a + 1; c < n; ++c) {
+      const int64_t j = ord[c];
+      if (removed[static_cast<size_t>(j)]) continue;
+      const float w = std::max(0.0f, std::min(box[i * 4 + 2], box[j * 4 + 2]) - std::max(box[i * 4], box[j * 4]));
+      const float h = std::max(0.0f, std::min(box[i * 4 + 3], box[j * 4 + 3]) - std::max(box[i * 4 + 1], box[j * 4 + 1]));
+      const float inter = w * h;
+      if (inter / (area(i) + area(j) - inter) > iou_threshold) removed[static_cast<size_t>(j)] = true;
+    }
+  }
+  Tensor out = empty({static_cast<int64_t>(keep.size())}, DType::Int64);
+  std::copy(keep.begin(), keep.end(), out.data<int64_t>());
+  return out;
+}
+
+}  // namespace
+
+TVK_REGISTER_OP("aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", argmax);
+TVK_REGISTER_OP("aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, "
+                "Tensor indices)", topk);
+TVK_REGISTER_OP("aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", sort);
+TVK_REGISTER_OP("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", argsort);
+TVK_REGISTER_OP("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum);
+TVK_REGISTER_OP("aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", index_select);
+TVK_REGISTER_OP("aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", gather);
+TVK_REGISTER_OP("aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", where_self);
+TVK_REGISTER_OP("aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+                "bool sparse=False) -> Tensor", embedding);
+TVK_REGISTER_OP("aten::nonzero(Tensor self) -> Tensor", nonzero);
+TVK_REGISTER_OP("aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", gt_scalar);
+TVK_REGISTER_OP("aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", lt_scalar);
+TVK_REGISTER_OP("torchvision::nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor", nms);
+
+}  // namespace tvk::ops::cpu
