@@ -204,3 +204,21 @@ def test_cpu_fallback_off_raises_on_runs_and_partitions(tmp_path):
     optimized = optimize_for_mobile(tvk.jit.load(path), backend="vulkan", cpu_fallback=True)
     got = optimized(x)
     assert rel_diff(got[0], want[0]) <= 1e-5 and torch.equal(got[1], want[1]) and torch.equal(got[2], want[2])
+
+
+class _ListSlices(torch.nn.Module):
+    """List slicing as TorchScript writes it: torch.slice(list, start, end, step)."""
+
+    def forward(self, x):
+        hw = x.shape[-2:]
+        odd = [1, 2, 3, 4, 5, 6, 7][1::2]
+        tail = [10, 20, 30][-5:2]
+        return x * float(hw[0] * 100 + hw[1]) + float((odd[0] + odd[1] + odd[2]) * 1000 + tail[0] + tail[1] + len(odd))
+
+
+def test_list_slices_follow_python(tmp_path):
+    path = str(tmp_path / "list_slices.pt")
+    scripted = torch.jit.script(_ListSlices())
+    torch.jit.save(scripted, path)
+    x = torch.rand(2, 3, 5, 7)
+    assert rel_diff(tvk.jit.load(path)(x), scripted(x)) <= 1e-6

@@ -270,6 +270,25 @@ const std::unordered_map<std::string, Builtin>& table() {
       *out = IValue(std::sqrt(a[0].toDouble()));
       return true;
     };
+    // aten::slice.t: list[start:end:step] (Python's rules; the step must be positive).
+    t["slice"] = [](Stack& a, IValue* out) {
+      if (a.empty() || a.size() > 4 || !(a[0].isList() || a[0].isTuple())) return false;
+      const List& items = a[0].toList();
+      const int64_t n = static_cast<int64_t>(items.size());
+      const int64_t step = a.size() > 3 && !a[3].isNone() ? a[3].toInt() : 1;
+      TVK_CHECK(step > 0, "list slice: the step must be positive, got ", step);
+      auto bound = [&](size_t i, int64_t dflt) {
+        if (a.size() <= i || a[i].isNone()) return dflt;
+        int64_t v = a[i].toInt();
+        if (v < 0) v += n;
+        return std::clamp<int64_t>(v, 0, n);
+      };
+      const int64_t lo = bound(1, 0), hi = bound(2, n);
+      List picked;
+      for (int64_t i = lo; i < hi; i += step) picked.push_back(items[static_cast<size_t>(i)]);
+      *out = a[0].isTuple() ? IValue::tuple(std::move(picked)) : IValue::list(std::move(picked));
+      return true;
+    };
     t["append"] = [](Stack& a, IValue* out) {
       if (a.size() != 2 || !a[0].isList()) return false;
       a[0].toListRef()->push_back(a[1]);
