@@ -77,12 +77,14 @@ CommandStream::CommandStream(const Device& device) : device_(device) {
 }
 
 CommandStream::~CommandStream() {
+  VkDevice dev = device_.handle();
   try {
     synchronize();
   } catch (...) {
-    // A lost device still has to release its objects below.
+    // A wait that timed out (a slow device, e.g. under emulation) leaves work in flight: its
+    // objects may be destroyed only once it is done. A lost device returns at once.
+    vkDeviceWaitIdle(dev);
   }
-  VkDevice dev = device_.handle();
   auto destroy = [&](Batch& b) {
     for (VkDescriptorPool p : b.descriptor_pools) vkDestroyDescriptorPool(dev, p, nullptr);
     if (b.profile_queries) vkDestroyQueryPool(dev, b.profile_queries, nullptr);
@@ -406,6 +408,16 @@ void CommandStream::recycle(Batch& batch) {
 }
 
 void CommandStream::wait_locked(Batch& batch) { wait_fence(batch.fence); }
+
+uint64_t CommandStream::default_wait_timeout_ns() {
+  const char* env = std::getenv("TVK_WAIT_TIMEOUT_S");
+  if (env && *env) {
+    char* end = nullptr;
+    const double seconds = std::strtod(env, &end);
+    if (end && *end == '\0' && seconds > 0 && seconds < 1e9) return static_cast<uint64_t>(seconds * 1e9);
+  }
+  return 120ull * 1000 * 1000 * 1000;
+}
 
 void CommandStream::wait_fence(VkFence fence) {
   // A bounded wait: a hung device is reported instead of blocking forever.

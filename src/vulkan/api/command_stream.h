@@ -198,7 +198,9 @@ class CommandStream {
   std::deque<std::unique_ptr<Batch>> in_flight_;
   std::vector<std::unique_ptr<Batch>> spare_;
   bool profiling_ = false;
-  std::atomic<uint64_t> wait_timeout_ns_{120ull * 1000 * 1000 * 1000};
+  // 120 s, or TVK_WAIT_TIMEOUT_S (slow devices: lavapipe under qemu takes minutes per model).
+  std::atomic<uint64_t> wait_timeout_ns_{default_wait_timeout_ns()};
+  static uint64_t default_wait_timeout_ns();
   bool profile_dispatches_ = false;  // profile keys name each dispatch's shape (TVK_PROFILE_DISPATCHES=1)
   std::map<std::string, ProfileStat> profile_;
   std::atomic<uint64_t> submits_{0};
