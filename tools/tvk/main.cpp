@@ -247,6 +247,16 @@ int cmd_optimize(int argc, char** argv) {
   return 0;
 }
 
+// Resident set size of this process (Linux /proc; 0 where it cannot be read).
+uint64_t resident_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long pages_total = 0, pages_resident = 0;
+  const int n = std::fscanf(f, "%llu %llu", &pages_total, &pages_resident);
+  std::fclose(f);
+  return n == 2 ? pages_resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+
 double percentile(const std::vector<double>& sorted, double q) {
   const size_t i = std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5));
   return sorted[i];
@@ -256,7 +266,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 // timed runs, each ending when its output is back on the CPU.
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
-                         "--precision", "--trace"},
+                         "--precision", "--trace", "--memory-every"},
             {"--json", "--profile", "--verify", "--cpu-fallback"});
   apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
@@ -267,6 +277,8 @@ int cmd_bench(int argc, char** argv) {
   if (profile && device != tvk::Device::Vulkan) throw tvk::Error("--profile and --trace need --device vulkan");
   const int iterations = args.get_int(args.flags.count("--iters") ? "--iters" : "--iterations", 20, 1);
   const int warmup = args.get_int("--warmup", 3, 0);
+  // --memory-every K (soak runs): host RSS and device memory after every K timed runs.
+  const int memory_every = args.get_int("--memory-every", 0, 0);
 
   const auto t0 = std::chrono::steady_clock::now();
   tvk::jit::Module module = tvk::jit::load(args.model(), device);
@@ -331,6 +343,13 @@ int cmd_bench(int argc, char** argv) {
     once();
     ms.push_back(since(start));
     show_progress("iteration", i + 1, iterations);
+    if (memory_every > 0 && (i + 1) % memory_every == 0) {
+      const tvk::VulkanCounters c = vulkan ? tvk::vulkan_counters() : tvk::VulkanCounters{};
+      std::printf("memory after %d runs: host RSS %.1f MiB, device %.1f MiB in use, %.1f MiB reserved\n", i + 1,
+                  static_cast<double>(resident_bytes()) / (1 << 20), static_cast<double>(c.used_bytes) / (1 << 20),
+                  static_cast<double>(c.reserved_bytes) / (1 << 20));
+      std::fflush(stdout);
+    }
   }
   const double loop_ms = since(loop_start);
   const tvk::VulkanCounters after = vulkan ? tvk::vulkan_counters() : tvk::VulkanCounters{};
@@ -449,7 +468,7 @@ void usage() {
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
                "              [--iters N] [--precision fp32|fp16] [--json] [--profile] [--trace out.json] [--verify]\n"
-               "              [--cpu-fallback]\n"
+               "              [--cpu-fallback] [--memory-every K]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
                "  classify IMAGE... --model MODEL [--labels FILE] [--topk K] [--size S] [--resize R]\n"
                "           [--mean M,M,M --std S,S,S] [--channels 1|3] [--device vulkan|cpu] [--json] [--no-softmax]\n"
