@@ -29,7 +29,15 @@ def build(name):
     fn = getattr(torchvision.models, name, None)
     if fn is None:
         return None
-    return fn(**kwargs).eval()
+    model = fn(**kwargs).eval()
+    # Zero-initialised layers (vit_b_16's head) would make every output 0 and hide any error.
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.Linear) and not m.weight.any():
+                m.weight.normal_(0, 0.02)
+                if m.bias is not None:
+                    m.bias.uniform_(-0.1, 0.1)
+    return model
 
 
 def first_tensor(out):

@@ -91,6 +91,28 @@ class DenseShuffle(torch.nn.Module):
         return torch.cat([y2, y1], 1)
 
 
+class Attention(torch.nn.Module):
+    """vit_b_16 in miniature: patches as tokens, a class token, position embeddings and an
+    nn.MultiheadAttention (batch first) whose inference fast path is aten::_native_multi_head_attention;
+    its slow path, behind a rank check, has ops tvk lacks (recorded as raising branches)."""
+
+    def __init__(self):
+        super().__init__()
+        self.patch = torch.nn.Conv2d(3, 32, 16, stride=16)
+        self.cls = torch.nn.Parameter(torch.randn(1, 1, 32))
+        self.pos = torch.nn.Parameter(torch.randn(1, 17, 32) * 0.1)
+        self.norm = torch.nn.LayerNorm(32)
+        self.attn = torch.nn.MultiheadAttention(32, 4, batch_first=True)
+        self.head = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        t = self.patch(x).flatten(2).transpose(1, 2)  # [B, 16, 32]
+        t = torch.cat([self.cls.expand(t.shape[0], -1, -1), t], 1) + self.pos
+        y = self.norm(t)
+        a, _ = self.attn(y, y, y, need_weights=False)
+        return self.head((t + a)[:, 0])
+
+
 class Outputs(NamedTuple):
     logits: torch.Tensor
     aux: Optional[torch.Tensor]
@@ -168,7 +190,8 @@ class FallbackMix(torch.nn.Module):
 
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
-SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags")
+SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags",
+                  "attention")
 
 # Models that must fail cleanly: written as scripts, with no expected output.
 HOSTILE = {"hostile_view": HostileView}
@@ -198,6 +221,8 @@ def build(name, small):
         return DenseShuffle()
     if name == "torch_flags":
         return TorchFlags()
+    if name == "attention":
+        return Attention()
     raise SystemExit("unknown model " + name)
 
 
@@ -229,7 +254,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,xnnpack,hostile_view,fallback_mix"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,xnnpack,hostile_view,fallback_mix"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()

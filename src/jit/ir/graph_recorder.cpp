@@ -182,6 +182,38 @@ IValue GraphRecorder::emit_builtin(const std::string& name, const Stack& args, c
   return wrap(append(std::move(node))->outputs[0]);
 }
 
+ValueType GraphRecorder::element_type(const Value& from, int64_t index, int depth) {
+  if (!from.producer || depth > 32) return ValueType::Any;
+  const Node& p = *from.producer;
+  if (p.kind == NodeKind::Op && p.outputs.size() == 1 && p.op->schema.returns.size() == 1) {
+    const std::string r = schema_return_type(p.op->schema.returns[0]);
+    const size_t bracket = r.find('[');
+    if (bracket != std::string::npos) return value_type_of_schema_return(r.substr(0, bracket));
+  } else if ((p.kind == NodeKind::TupleConstruct || p.kind == NodeKind::ListConstruct) && index >= 0 &&
+             index < static_cast<int64_t>(p.args.size())) {
+    return type_of(p.args[index].is_value() ? wrap(p.args[index].value) : p.args[index].constant);
+  } else if (p.kind == NodeKind::If) {
+    // A tuple an If outputs (`result = (a, b)` in one branch, None in the other): the element's
+    // type where the branches that give a tuple agree.
+    size_t position = 0;
+    while (position < p.outputs.size() && p.outputs[position] != &from) ++position;
+    std::optional<ValueType> agreed;
+    for (const auto& block : p.blocks) {
+      if (position >= block->outputs.size()) return ValueType::Any;
+      const Arg& out = block->outputs[position];
+      if (!out.is_value()) {
+        if (out.constant.isNone()) continue;  // the None of an Optional tuple
+        return ValueType::Any;
+      }
+      const ValueType t = element_type(*out.value, index, depth + 1);
+      if (agreed && *agreed != t) return ValueType::Any;
+      agreed = t;
+    }
+    return agreed.value_or(ValueType::Any);
+  }
+  return ValueType::Any;
+}
+
 IValue GraphRecorder::emit_tuple_index(const IValue& tuple, int64_t index) {
   auto node = std::make_unique<Node>();
   node->kind = NodeKind::TupleIndex;
@@ -189,18 +221,7 @@ IValue GraphRecorder::emit_tuple_index(const IValue& tuple, int64_t index) {
   node->args.push_back(to_arg(tuple));
   // The element's type where the producer says it: `b, c, h, w = x.size()` gives ints, so that
   // `x.view([b, c // 2, ...])` still matches int[] (shufflenet's channel_shuffle).
-  ValueType element = ValueType::Any;
-  if (const Value* from = node->args[0].value; from && from->producer) {
-    const Node& p = *from->producer;
-    if (p.kind == NodeKind::Op && p.outputs.size() == 1 && p.op->schema.returns.size() == 1) {
-      const std::string r = schema_return_type(p.op->schema.returns[0]);
-      const size_t bracket = r.find('[');
-      if (bracket != std::string::npos) element = value_type_of_schema_return(r.substr(0, bracket));
-    } else if ((p.kind == NodeKind::TupleConstruct || p.kind == NodeKind::ListConstruct) && index >= 0 &&
-               index < static_cast<int64_t>(p.args.size())) {
-      element = type_of(p.args[index].is_value() ? wrap(p.args[index].value) : p.args[index].constant);
-    }
-  }
+  const ValueType element = node->args[0].value ? element_type(*node->args[0].value, index) : ValueType::Any;
   node->outputs.push_back(graph_.new_value(element));
   return wrap(append(std::move(node))->outputs[0]);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,8 @@ class GraphRecorder {
   NodeBlock* current() { return blocks_.back(); }
   Node* append(std::unique_ptr<Node> node);
   static ValueType type_of(const IValue& v);
+  // The type of element `index` of the tuple or list `from`, as far as its producer tells.
+  ValueType element_type(const Value& from, int64_t index, int depth = 0);
 
   Graph& graph_;
   std::vector<NodeBlock*> blocks_;

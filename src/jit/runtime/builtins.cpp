@@ -289,6 +289,44 @@ const std::unordered_map<std::string, Builtin>& table() {
       *out = a[0].isTuple() ? IValue::tuple(std::move(picked)) : IValue::list(std::move(picked));
       return true;
     };
+    // str.find(sub, start, end): the index of the first match in [start, end), or -1.
+    t["find"] = [](Stack& a, IValue* out) {
+      if (a.size() < 2 || a.size() > 4 || !a[0].isString() || !a[1].isString()) return false;
+      const std::string& s = a[0].toStringRef();
+      const int64_t n = static_cast<int64_t>(s.size());
+      auto bound = [&](size_t i, int64_t dflt) {
+        if (a.size() <= i || a[i].isNone()) return dflt;
+        int64_t v = a[i].toInt();
+        if (v < 0) v += n;
+        return std::clamp<int64_t>(v, 0, n);
+      };
+      const int64_t lo = bound(2, 0), hi = bound(3, n);
+      const size_t at = lo <= hi ? s.substr(0, static_cast<size_t>(hi)).find(a[1].toStringRef(), static_cast<size_t>(lo))
+                                 : std::string::npos;
+      *out = IValue(at == std::string::npos ? int64_t{-1} : static_cast<int64_t>(at));
+      return true;
+    };
+    // all / any of a List[bool] (aten::all.bool / aten::any.bool).
+    t["all"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isList()) return false;
+      bool r = true;
+      for (const IValue& v : a[0].toList()) {
+        if (!v.isBool()) return false;
+        r = r && v.toBool();
+      }
+      *out = IValue(r);
+      return true;
+    };
+    t["any"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isList()) return false;
+      bool r = false;
+      for (const IValue& v : a[0].toList()) {
+        if (!v.isBool()) return false;
+        r = r || v.toBool();
+      }
+      *out = IValue(r);
+      return true;
+    };
     t["append"] = [](Stack& a, IValue* out) {
       if (a.size() != 2 || !a[0].isList()) return false;
       a[0].toListRef()->push_back(a[1]);

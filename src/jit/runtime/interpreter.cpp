@@ -119,6 +119,16 @@ IValue Interpreter::call_function(const FunctionDef& fn, const std::string& qual
   return result;
 }
 
+namespace {
+// Whether the registry has any overload of `op_name` ("aten::squeeze"): an op that exists but
+// whose overloads do not match the arguments is a real error, not a missing op.
+bool registry_has(const std::string& op_name) {
+  for (const ops::OpEntry* e : ops::Registry::global().all())
+    if (e->schema.name == op_name) return true;
+  return false;
+}
+}  // namespace
+
 IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs& kwargs) {
   Stack bound;
   if (recorder_) {
@@ -126,6 +136,16 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
     for (const auto& [k, v] : kwargs) all.push_back(v);
     if (GraphRecorder::any_dynamic(all)) {
       const ops::OpEntry* op = resolve_overload(op_name, args, kwargs, &bound, &GraphRecorder::matches);
+      if (op == nullptr && recorder_->in_branch() && !registry_has(op_name)) {
+        // An op tvk does not have, in a branch that depends on the input (both branches are
+        // recorded, taken or not): the branch raises the interpreter's error if it ever runs,
+        // as TorchScript fails an op only when it executes. nn.MultiheadAttention's slow path,
+        // say, behind its fast path.
+        recorder_->emit_raise("builtins.RuntimeError",
+                              IValue(detail::concat("unknown op ", op_name, " (`tvk ops` lists the ops tvk has)")), "");
+        raised_ = true;
+        return IValue();
+      }
       if (op == nullptr) throw UnsupportedError(detail::concat("unknown op ", op_name));
       return recorder_->emit_op(*op, bound, "");
     }
@@ -154,7 +174,21 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     *result = IValue(false);
     return true;
   }
+  // Nor autograd: tvk runs inference, so gradients are never enabled nor required.
+  if ((path == "torch.is_grad_enabled" && args.empty()) ||
+      (path == "ops.prim.requires_grad" && args.size() == 1 && kwargs.empty())) {
+    *result = IValue(false);
+    return true;
+  }
   if (recorder_ && GraphRecorder::any_dynamic(args)) {
+    // The dtype of an input tensor while freezing: float32, the only dtype Vulkan kernels
+    // compute in, so what an optimized model is frozen for (nn.MultiheadAttention compares
+    // its input's dtype with its weights' to choose its path).
+    if (path == "ops.prim.dtype" && args.size() == 1 && GraphRecorder::value_of(args[0]) &&
+        GraphRecorder::value_of(args[0])->type == ValueType::Tensor) {
+      *result = IValue(int64_t{6});  // PyTorch's ScalarType code of float32
+      return true;
+    }
     const std::string name = builtin_table_name(path);
     if (name.empty() || !kwargs.empty()) return false;
     // A list the code builds (densenet's `features = [x]` then `features.append(y)`): its
@@ -167,6 +201,25 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
         fail_at(loc, "the model appends to a list in an if statement that depends on its input, which the "
                      "optimizer cannot freeze");
       return call_builtin(path, args, kwargs, result);
+    }
+    // The device of an input tensor while freezing: the CPU, where freezing runs. Models ask it
+    // to choose a path (nn.MultiheadAttention's fast path needs CPU or CUDA tensors; tvk's
+    // kernel for it runs on Vulkan too). A model that makes new tensors on its input's device
+    // would get CPU tensors in a Vulkan graph; none of torchvision's classifiers does.
+    if (path == "ops.prim.device" && args.size() == 1 && GraphRecorder::value_of(args[0]) &&
+        GraphRecorder::value_of(args[0])->type == ValueType::Tensor) {
+      *result = IValue(Device::CPU);
+      return true;
+    }
+    // `x is y` / `x is not None` on the model's tensors: decided while freezing, by graph value
+    // (the same value is the same tensor; a tensor is never None). nn.MultiheadAttention asks
+    // whether query, key and value are one tensor to choose its path.
+    if ((name == "__is__" || name == "__isnot__") && args.size() == 2) {
+      const Value* a = GraphRecorder::value_of(args[0]);
+      const Value* b = GraphRecorder::value_of(args[1]);
+      const bool same = (a || b) ? a == b : args[0].is(args[1]);
+      *result = IValue(name == "__is__" ? same : !same);
+      return true;
     }
     // Tensors go to registered ops (torch.add(t, u) is aten::add), not to the scalar builtins.
     for (const IValue& a : args) {
