@@ -23,6 +23,8 @@ std::tuple<Tensor, Tensor> native_multi_head_attention(const Tensor& query, cons
   TVK_CHECK(!mask || !mask->defined(), op, ": attention masks are not supported");
   TVK_CHECK(query.dim() == 3 && key.dim() == 3 && value.dim() == 3, op, ": query, key and value must be 3-D [B, L, E], got ",
             query.shape_string(), ", ", key.shape_string(), ", ", value.shape_string());
+  TVK_CHECK(query.sizes() == key.sizes() && key.sizes() == value.sizes(), op, ": query ", query.shape_string(),
+            ", key ", key.shape_string(), " and value ", value.shape_string(), " must have one shape");
   TVK_CHECK(num_heads > 0 && embed_dim % num_heads == 0 && query.size(2) == embed_dim, op, ": embed_dim ", embed_dim,
             " must match the query ", query.shape_string(), " and divide by num_heads ", num_heads);
   TVK_CHECK(qkv_weight.dim() == 2 && qkv_weight.size(0) == 3 * embed_dim && qkv_weight.size(1) == embed_dim, op,

@@ -522,6 +522,15 @@ def generate(torch, c):
     c.add("aten::gt.Scalar", torch.tensor([1, 5, 3]), 3)
     c.add("aten::lt.Scalar", r(5), -0.2)
 
+    # ---- attention (nn.MultiheadAttention's fast path; a composite of linear, matmul, softmax) ----
+    mha = lambda *a: tuple(torch.ops.aten._native_multi_head_attention(*a))
+    for b, l, e, h, avg in [(2, 5, 8, 2, True), (1, 7, 12, 3, False), (3, 4, 16, 4, True)]:
+        x = r(b, l, e)
+        c.add("aten::_native_multi_head_attention", x, x, x, e, h, r(3 * e, e) * 0.3, r(3 * e), r(e, e) * 0.3, r(e),
+              None, True, avg, None, ref=mha)
+    c.error("aten::_native_multi_head_attention", r(2, 3, 8), r(2, 5, 8), r(2, 5, 8), 8, 2, r(24, 8) * 0.3, r(24),
+            r(8, 8) * 0.3, r(8), None, True, True, None, ref=mha)
+
 
 if __name__ == "__main__":
     main()
