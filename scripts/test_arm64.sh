@@ -21,5 +21,5 @@ export TVK_WAIT_TIMEOUT_S=3600
 qemu-aarch64-static build-arm64/tvk info
 cd build-arm64
 start=$(date +%s)
-ctest -L "unit|ops|models" -E "^(CliTest|Cli)\.|cli\.|install\.|docs\." --output-on-failure -j"$jobs" --timeout 3600 "$@"
+ctest -L "unit|ops|models" -LE slow -E "^(CliTest|Cli)\.|cli\.|install\.|docs\." --output-on-failure -j"$jobs" --timeout 3600 "$@"
 echo "arm64 tests under qemu took $(( $(date +%s) - start )) s"
