@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "tvk/device.h"
 #include "tvk/error.h"
+#include "tvk/vulkan_info.h"
 
 namespace tvk::cli {
 
@@ -99,6 +101,24 @@ inline std::string json_string(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+// --cpu-fallback: ops without a Vulkan kernel run on the CPU (tvk::set_cpu_fallback).
+inline void apply_cpu_fallback(const Args& args) {
+  if (args.has("--cpu-fallback")) tvk::set_cpu_fallback(true);
+}
+
+// --precision fp32|fp16: the precision Vulkan weights are packed in (set before the model loads,
+// since optimized models pack theirs at load). Returns the name given.
+inline std::string apply_precision(const Args& args, tvk::Device device) {
+  const std::string precision = args.get("--precision", "fp32");
+  if (precision != "fp32" && precision != "fp16")
+    throw tvk::Error("--precision must be fp32 or fp16, got '" + precision + "'");
+  if (precision == "fp16") {
+    if (device != tvk::Device::Vulkan) throw tvk::Error("--precision fp16 needs --device vulkan");
+    tvk::set_vulkan_precision(tvk::Precision::FP16);
+  }
+  return precision;
 }
 
 }  // namespace tvk::cli

@@ -65,17 +65,12 @@ int cmd_classify(int argc, char** argv) {
             {"--model", "--labels", "--topk", "--size", "--resize", "--mean", "--std", "--channels", "--device",
              "--precision"},
             {"--json", "--no-softmax", "--cpu-fallback"});
-  if (args.has("--cpu-fallback")) set_cpu_fallback(true);
+  apply_cpu_fallback(args);
   if (args.positional.empty()) throw Error("needs at least one IMAGE");
   const std::string model_path = args.get("--model", "");
   if (model_path.empty()) throw Error("needs --model MODEL");
   const Device device = parse_device(args.get("--device", "vulkan"));
-  const std::string precision = args.get("--precision", "fp32");
-  if (precision != "fp32" && precision != "fp16") throw Error("--precision must be fp32 or fp16, got '" + precision + "'");
-  if (precision == "fp16") {
-    if (device != Device::Vulkan) throw Error("--precision fp16 needs --device vulkan");
-    set_vulkan_precision(Precision::FP16);
-  }
+  apply_precision(args, device);
   Preprocess pre;
   pre.crop = args.get_int("--size", 224, 1);
   pre.resize = args.get_int("--resize", pre.crop * 256 / 224, 0);  // ImageNet's 256 -> 224 ratio

@@ -20,6 +20,8 @@
 
 namespace {
 
+using tvk::cli::apply_cpu_fallback;
+using tvk::cli::apply_precision;
 using tvk::cli::Args;
 using tvk::cli::json_string;
 using tvk::cli::split_commas;
@@ -86,24 +88,6 @@ void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::v
   } else if (!v.isNone()) {
     throw tvk::Error(std::string("the model returned a ") + v.tag_name() + ", which has no .npy form");
   }
-}
-
-// --cpu-fallback: ops without a Vulkan kernel run on the CPU (tvk::set_cpu_fallback).
-void apply_cpu_fallback(const Args& args) {
-  if (args.has("--cpu-fallback")) tvk::set_cpu_fallback(true);
-}
-
-// --precision fp32|fp16: the precision Vulkan weights are packed in (set before the model loads,
-// since optimized models pack theirs at load). Returns the name given.
-std::string apply_precision(const Args& args, tvk::Device device) {
-  const std::string precision = args.get("--precision", "fp32");
-  if (precision != "fp32" && precision != "fp16")
-    throw tvk::Error("--precision must be fp32 or fp16, got '" + precision + "'");
-  if (precision == "fp16") {
-    if (device != tvk::Device::Vulkan) throw tvk::Error("--precision fp16 needs --device vulkan");
-    tvk::set_vulkan_precision(tvk::Precision::FP16);
-  }
-  return precision;
 }
 
 int cmd_run(int argc, char** argv) {

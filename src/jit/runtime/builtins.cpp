@@ -21,6 +21,27 @@ bool has_tensor(const Stack& args) {
   return false;
 }
 
+// Argument i of a Python slice or str.find over a sequence of length n: None or absent gives
+// dflt, a negative index counts from the end, and the result is clamped to [0, n].
+int64_t slice_bound(const Stack& a, size_t i, int64_t n, int64_t dflt) {
+  if (a.size() <= i || a[i].isNone()) return dflt;
+  int64_t v = a[i].toInt();
+  if (v < 0) v += n;
+  return std::clamp<int64_t>(v, 0, n);
+}
+
+// all() (all_of = true) or any() of a List[bool]; false when the argument is not one.
+bool reduce_bools(const Stack& a, IValue* out, bool all_of) {
+  if (a.size() != 1 || !a[0].isList()) return false;
+  bool r = all_of;
+  for (const IValue& v : a[0].toList()) {
+    if (!v.isBool()) return false;
+    r = all_of ? (r && v.toBool()) : (r || v.toBool());
+  }
+  *out = IValue(r);
+  return true;
+}
+
 bool numbers(const Stack& args, size_t n) {
   if (args.size() != n) return false;
   for (const IValue& a : args)
@@ -277,13 +298,7 @@ const std::unordered_map<std::string, Builtin>& table() {
       const int64_t n = static_cast<int64_t>(items.size());
       const int64_t step = a.size() > 3 && !a[3].isNone() ? a[3].toInt() : 1;
       TVK_CHECK(step > 0, "list slice: the step must be positive, got ", step);
-      auto bound = [&](size_t i, int64_t dflt) {
-        if (a.size() <= i || a[i].isNone()) return dflt;
-        int64_t v = a[i].toInt();
-        if (v < 0) v += n;
-        return std::clamp<int64_t>(v, 0, n);
-      };
-      const int64_t lo = bound(1, 0), hi = bound(2, n);
+      const int64_t lo = slice_bound(a, 1, n, 0), hi = slice_bound(a, 2, n, n);
       List picked;
       for (int64_t i = lo; i < hi; i += step) picked.push_back(items[static_cast<size_t>(i)]);
       *out = a[0].isTuple() ? IValue::tuple(std::move(picked)) : IValue::list(std::move(picked));
@@ -294,39 +309,15 @@ const std::unordered_map<std::string, Builtin>& table() {
       if (a.size() < 2 || a.size() > 4 || !a[0].isString() || !a[1].isString()) return false;
       const std::string& s = a[0].toStringRef();
       const int64_t n = static_cast<int64_t>(s.size());
-      auto bound = [&](size_t i, int64_t dflt) {
-        if (a.size() <= i || a[i].isNone()) return dflt;
-        int64_t v = a[i].toInt();
-        if (v < 0) v += n;
-        return std::clamp<int64_t>(v, 0, n);
-      };
-      const int64_t lo = bound(2, 0), hi = bound(3, n);
+      const int64_t lo = slice_bound(a, 2, n, 0), hi = slice_bound(a, 3, n, n);
       const size_t at = lo <= hi ? s.substr(0, static_cast<size_t>(hi)).find(a[1].toStringRef(), static_cast<size_t>(lo))
                                  : std::string::npos;
       *out = IValue(at == std::string::npos ? int64_t{-1} : static_cast<int64_t>(at));
       return true;
     };
     // all / any of a List[bool] (aten::all.bool / aten::any.bool).
-    t["all"] = [](Stack& a, IValue* out) {
-      if (a.size() != 1 || !a[0].isList()) return false;
-      bool r = true;
-      for (const IValue& v : a[0].toList()) {
-        if (!v.isBool()) return false;
-        r = r && v.toBool();
-      }
-      *out = IValue(r);
-      return true;
-    };
-    t["any"] = [](Stack& a, IValue* out) {
-      if (a.size() != 1 || !a[0].isList()) return false;
-      bool r = false;
-      for (const IValue& v : a[0].toList()) {
-        if (!v.isBool()) return false;
-        r = r || v.toBool();
-      }
-      *out = IValue(r);
-      return true;
-    };
+    t["all"] = [](Stack& a, IValue* out) { return reduce_bools(a, out, true); };
+    t["any"] = [](Stack& a, IValue* out) { return reduce_bools(a, out, false); };
     t["append"] = [](Stack& a, IValue* out) {
       if (a.size() != 2 || !a[0].isList()) return false;
       a[0].toListRef()->push_back(a[1]);
