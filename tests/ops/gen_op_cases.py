@@ -234,6 +234,13 @@ def generate(torch, c):
         ((2, 10, 12, 12), (10, 1, 3, 3), True, [2, 2], [1, 1], [1, 1], 10),
         ((1, 3, 23, 21), (16, 3, 7, 7), True, [2, 2], [3, 3], [1, 1], 1),
         ((1, 40, 6, 5), (20, 40, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        # Winograd F(4,3) (3x3, stride 1, 16+ channels on both sides): channel counts off the
+        # 8-channel block, batch 3, no padding, partial tiles at both edges, padding 2, a plane of
+        # 64+ tiles (not folded across images), and a single partial tile.
+        ((3, 19, 13, 10), (21, 19, 3, 3), False, [1, 1], [0, 0], [1, 1], 1),
+        ((2, 16, 17, 9), (16, 16, 3, 3), True, [1, 1], [2, 2], [1, 1], 1),
+        ((1, 16, 34, 31), (24, 16, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        ((2, 32, 3, 3), (17, 32, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
     ]
     for xs, ws, has_b, st, pad, dil, g in conv_cases:
         x, w = r(xs), r(ws)
@@ -243,6 +250,7 @@ def generate(torch, c):
         c.add("aten::_convolution", x, w, b, st, pad, dil, False, [0, 0], g, False, False, True, True)
         c.add("aten::_convolution.deprecated", x, w, b, st, pad, dil, False, [0, 0], g, False, False, True)
     c.add("aten::conv2d", r(3, 7, 9), r(5, 3, 3, 3), r(5), [1], [1], [1], 1)  # unbatched, one-value lists
+    c.add("aten::conv2d", r(16, 7, 9), r(16, 16, 3, 3), r(16), [1], [1], [1], 1)  # unbatched Winograd
     c.add("aten::conv2d", r(2, 3, 6, 5), r(4, 3, 2, 2))  # defaults
     tconv_cases = [  # (input, weight [Cin, Cout/g, kh, kw], bias?, stride, padding, output_padding, groups, dilation)
         ((1, 4, 5, 6), (4, 3, 3, 3), True, [2, 2], [1, 1], [1, 1], 1, [1, 1]),

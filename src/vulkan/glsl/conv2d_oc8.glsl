@@ -30,6 +30,10 @@ layout(constant_id = 12) const int KSPLIT = 1;
 // are in flight together; one channel at a time leaves a GPU waiting on each load's latency.
 // lavapipe runs UNROLL = 1 (its loads are per-lane loops; unrolling only grows the code).
 layout(constant_id = 13) const int UNROLL = 1;
+// FOLD = 1 (FLAT only, for planes of a few texels, e.g. Winograd's 36 GEMMs on a 7x7 image):
+// the work groups' x runs over images x pixel quads and z over the channel blocks, so the
+// lanes of a work group are not mostly past the end of one small plane.
+layout(constant_id = 14) const int FOLD = 0;
 
 const int kMaxInvocations = 128;  // x * y of the work group (checked by the host)
 shared vec4 partial[kMaxInvocations * 8];
@@ -48,6 +52,9 @@ layout(push_constant) uniform Params {
   // is written in batch chunks, each binding its part of the output (indices below are
   // relative to it), while inputs and the residual are read whole through texel views.
   int batch_base;
+  // Weight sets (Winograd's 36 transformed filters): image n uses set n / wset_images, and the
+  // bias follows all wset_count sets. A plain convolution has one set for every image.
+  int wset_images, wset_count;
 };
 
 // Row span of input one invocation reads per tap row: 4 outputs, KW taps.
@@ -92,10 +99,18 @@ void main() {
   int slice = int(gl_LocalInvocationID.y);
   int n = int(gl_WorkGroupID.z) / blocks;
   int block = int(gl_WorkGroupID.z) % blocks;
+  int q = lane;  // FLAT: the pixel quad within the image
+  if (FOLD == 1) {
+    int plane4 = out_h * out_w / 4;
+    n = min(lane / plane4, batch - 1);
+    q = lane % plane4;
+    block = int(gl_WorkGroupID.z);
+  }
   int oc0 = block * 8;
   int ic0 = (oc0 / out_c_per_group) * in_c_per_group;
   int k_size = in_c_per_group * KH * KW;
-  int wbase = block * k_size * 2;
+  int wset_texels = blocks * k_size * 2;
+  int wbase = ((n + batch_base) / wset_images) * wset_texels + block * k_size * 2;
   int out_plane = out_h * out_w;
 
   int oy = 0, ox0 = 0;
@@ -103,8 +118,8 @@ void main() {
   int ic = slice;
   if (FLAT == 1) {
     int plane4 = out_plane / 4;
-    live = lane < plane4;
-    int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(lane, plane4 - 1);
+    live = FOLD == 1 ? lane < batch * plane4 : lane < plane4;
+    int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(q, plane4 - 1);
     if (UNROLL == 4) {
       for (; ic + 3 * KSPLIT < in_c_per_group; ic += 4 * KSPLIT) {
         flat_channel(xi, plane4, wbase, ic);
@@ -152,7 +167,7 @@ void main() {
   }
   if (!live) return;
 
-  int bias4 = blocks * k_size * 2 + block * 2;
+  int bias4 = wset_count * wset_texels + block * 2;
   vec4 bl = texelFetch(w, bias4), bh = texelFetch(w, bias4 + 1);
   vec4 acc[8] = vec4[8](acc0 + bl.x, acc1 + bl.y, acc2 + bl.z, acc3 + bl.w, acc4 + bh.x, acc5 + bh.y, acc6 + bh.z,
                         acc7 + bh.w);
@@ -162,7 +177,7 @@ void main() {
     vec4 v = acc[j];
     int o = (n * out_c + oc0 + j) * out_plane;
     if (FLAT == 1) {
-      int o4 = o / 4 + lane;
+      int o4 = o / 4 + q;
       if (HAS_RESIDUAL == 1) v += texelFetch(residual, r_base / 4 + o4);
       y4[o4] = clamp(v, out_min, out_max);
     } else if (ALIGNED == 1) {

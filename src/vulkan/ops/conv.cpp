@@ -1,11 +1,14 @@
-// Vulkan convolutions (shaders conv2d_oc8, conv2d_dw, conv2d, conv_transpose2d, conv2d_pack):
+// Vulkan convolutions (shaders conv2d_oc8, conv2d_dw, conv2d, conv_transpose2d, conv2d_pack, and
+// conv2d_wino_pack / _in / _out for Winograd):
 // conv2d, convolution, _convolution and conv_transpose2d share the checked geometry of
 // ops/conv_params.h. Unpacked calls (models run as loaded) pack their weights per call, which
 // costs one pass over the weights; vulkan_prepack contexts pack them once.
 #include "vulkan/ops/conv.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "ops/registry.h"
 #include "vulkan/ops/shader_dispatch.h"
@@ -32,7 +35,30 @@ struct Oc8Params {
   int32_t pad_w, pad_h, in_c_per_group, out_c_per_group;
   float out_min, out_max;
   int32_t batch_base;
+  int32_t wset_images, wset_count;
 };
+
+// Must match conv2d_wino_pack.glsl.
+struct WinogradPackParams {
+  int32_t out_c, in_c, blocks;
+};
+
+// Must match conv2d_wino_in.glsl.
+struct WinogradInParams {
+  int32_t in_w, in_h, channels, batch;
+  int32_t pad_w, pad_h, tiles_w, tiles;
+  int32_t tiles4, batch_base, tile_base, tile_count;
+};
+
+// Must match conv2d_wino_out.glsl.
+struct WinogradOutParams {
+  int32_t out_w, out_h, out_c, batch;
+  int32_t tiles_w, tiles, tiles4, has_bias;
+  float out_min, out_max;
+  int32_t batch_base, y_batch_base, tile_base, tile_count;
+};
+
+constexpr int64_t kWinogradSets = 36;  // F(4,3): 6 x 6 transformed values per tile
 
 // Must match conv2d_dw.glsl.
 struct DepthwiseParams {
@@ -77,9 +103,163 @@ Tensor run_direct(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
   return out;
 }
 
+// conv2d_oc8 over checked geometry `p`: `weight` packed by conv2d_pack (or, for Winograd, 36
+// sets of it, image n using set n / wset_images), read as `weight_format` texels.
+void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, const Tensor& weight,
+             Buffer::TexelFormat weight_format, const Tensor& out, float out_min, float out_max,
+             const Tensor& residual, int32_t wset_images, int32_t wset_count) {
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  const uint32_t spec_kh = u32(op, p.kernel_h), spec_kw = u32(op, p.kernel_w), sh = u32(op, p.stride[0]),
+                 sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
+  const int64_t plane = p.out_h * p.out_w;
+  const bool flat = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
+                    p.padding[0] == 0 && p.padding[1] == 0 && plane % 4 == 0;
+  const int64_t blocks = (p.out_channels + kBlock - 1) / kBlock;
+  // Planes of fewer quads than a work group's lanes share work groups across images.
+  constexpr int64_t kFoldBelow = 64;
+  const bool fold = flat && plane / 4 < kFoldBelow && p.batch > 1;
+  const int64_t lanes = flat ? plane / 4 : p.out_h * ((p.out_w + 3) / 4);
+  Oc8Params params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
+                   i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
+                   i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
+                   i32(p.out_channels_per_group()), out_min, out_max, 0, wset_images, wset_count};
+  constexpr uint32_t kMaxInvocations = 128;  // conv2d_oc8.glsl's shared partial sums
+  const uint32_t split = reduction_split(lanes * blocks * p.batch, p.in_channels_per_group(), 32, 8);
+  ShaderLaunch l;
+  l.shader = "conv2d_oc8";
+  const int64_t x_lanes = fold ? lanes * p.batch : lanes;
+  l.local = lane_group(u32(op, x_lanes));
+  if (split > 1) {
+    l.local[0] = std::min<uint32_t>(64, kMaxInvocations / split);
+    while (l.local[0] > 1 && l.local[0] / 2 >= x_lanes) l.local[0] /= 2;
+  }
+  l.local[1] = split;
+  l.global = {u32(op, lanes), split, u32(op, p.batch * blocks)};
+  l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
+                 p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() ? 4u : 1u, fold ? 1u : 0u};
+  const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
+  TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
+            ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
+  // An output larger than one storage binding is written in chunks of whole images, each
+  // dispatch binding its own part (the inputs are read through texel views, whole).
+  const VkDeviceSize image_bytes = static_cast<VkDeviceSize>(p.out_channels * plane) * sizeof(float);
+  const VkDeviceSize alignment = Context::get()->device().physical().limits.minStorageBufferOffsetAlignment;
+  int64_t chunk = p.batch;
+  if (image_bytes * static_cast<VkDeviceSize>(p.batch) > max_storage_binding()) {
+    chunk = std::max<int64_t>(1, static_cast<int64_t>(max_storage_binding() / std::max<VkDeviceSize>(image_bytes, 1)));
+    TVK_CHECK(image_bytes <= max_storage_binding() && (chunk == p.batch || image_bytes % alignment == 0), op,
+              ": one output image of ", image_bytes, " bytes exceeds this device's largest storage buffer (",
+              max_storage_binding(), " bytes)");
+  }
+  for (int64_t n0 = 0; n0 < p.batch; n0 += chunk) {
+    const int64_t count = std::min(chunk, p.batch - n0);
+    params.batch_base = i32(n0);
+    params.batch = i32(count);
+    l.global[0] = u32(op, fold ? lanes * count : lanes);
+    l.global[2] = u32(op, fold ? blocks : count * blocks);
+    Binding part(out);
+    if (chunk != p.batch) {
+      part.byte_offset = static_cast<VkDeviceSize>(n0) * image_bytes;
+      part.byte_size = static_cast<VkDeviceSize>(count) * image_bytes;
+    }
+    launch(l, {part, Binding(input, format), Binding(weight, weight_format),
+               Binding(residual.defined() ? residual : input, format)},
+           params);
+  }
+}
+
+// Winograd F(4,3) for 3x3, stride 1, dilation 1, ungrouped convolutions: the input
+// transform (conv2d_wino_in), 36 GEMMs in one conv2d_oc8 dispatch (the transformed tiles are
+// its "pixels", the 36 weight sets its images), and the output transform with bias, residual
+// and clamp (conv2d_wino_out): 4 times fewer multiply-adds than the direct kernel. The
+// transformed values are parted by images and then by tiles so each fits one binding.
+void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
+                  const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  const int64_t tiles_w = (p.out_w + 3) / 4, tiles = tiles_w * ((p.out_h + 3) / 4);
+  const int64_t channels = std::max(p.in_channels, p.out_channels);
+  const auto& limits = Context::get()->device().physical().limits;
+  // V and the GEMM's output are storage bindings, read back as texels (R32: one per float).
+  const VkDeviceSize limit = std::min<VkDeviceSize>(max_storage_binding(),
+                                                    VkDeviceSize{limits.maxTexelBufferElements} * sizeof(float));
+  auto part_bytes = [&](int64_t images, int64_t tiles4) {
+    return static_cast<VkDeviceSize>(kWinogradSets * images * channels * tiles4) * sizeof(float);
+  };
+  int64_t tile_chunk = (tiles + 3) / 4 * 4;
+  while (tile_chunk > 4 && part_bytes(1, tile_chunk) > limit) tile_chunk = (tile_chunk / 2 + 3) / 4 * 4;
+  TVK_CHECK(part_bytes(1, tile_chunk) <= limit, op, ": ", channels,
+            " channels are too many for a Winograd tile on this device");
+  int64_t image_chunk = 1;
+  if (tile_chunk >= tiles) image_chunk = std::clamp<int64_t>(static_cast<int64_t>(limit / part_bytes(1, tile_chunk)), 1, p.batch);
+  // The output: bound whole when it fits, else in parts of whole images.
+  const VkDeviceSize image_bytes = static_cast<VkDeviceSize>(p.out_channels * p.out_h * p.out_w) * sizeof(float);
+  const bool out_whole = image_bytes * static_cast<VkDeviceSize>(p.batch) <= max_storage_binding();
+  if (!out_whole) {
+    image_chunk = std::min<int64_t>(image_chunk, std::max<VkDeviceSize>(1, max_storage_binding() / image_bytes));
+    TVK_CHECK(image_bytes <= max_storage_binding() && image_bytes % limits.minStorageBufferOffsetAlignment == 0, op,
+              ": one output image of ", image_bytes, " bytes exceeds this device's largest storage buffer (",
+              max_storage_binding(), " bytes)");
+  }
+  TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32) &&
+                (!residual.defined() || texel_view_fits(residual, Buffer::TexelFormat::R32)),
+            op, ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
+  for (int64_t n0 = 0; n0 < p.batch; n0 += image_chunk) {
+    const int64_t images = std::min(image_chunk, p.batch - n0);
+    Binding y(out);
+    if (!out_whole) {
+      y.byte_offset = static_cast<VkDeviceSize>(n0) * image_bytes;
+      y.byte_size = static_cast<VkDeviceSize>(images) * image_bytes;
+    }
+    for (int64_t t0 = 0; t0 < tiles; t0 += tile_chunk) {
+      const int64_t count = std::min(tile_chunk, tiles - t0), tiles4 = (count + 3) / 4 * 4;
+      Tensor v = empty_vulkan({kWinogradSets * images * p.in_channels * tiles4});
+      WinogradInParams in{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(images), i32(p.padding[1]),
+                          i32(p.padding[0]), i32(tiles_w), i32(tiles), i32(tiles4), i32(n0), i32(t0), i32(count)};
+      launch(grid_launch("conv2d_wino_in", {u32(op, tiles4), u32(op, p.in_channels), u32(op, images)}),
+             {v, texels1(input)}, in);
+      // The GEMM: a 1x1 convolution over [36 x images] images of in_channels x tiles4 pixels.
+      ops::Conv2dParams g;
+      g.stride = {1, 1};
+      g.dilation = {1, 1};
+      g.batch = kWinogradSets * images;
+      g.in_channels = p.in_channels;
+      g.out_channels = p.out_channels;
+      g.in_h = g.out_h = 1;
+      g.in_w = g.out_w = tiles4;
+      g.kernel_h = g.kernel_w = 1;
+      Tensor m = empty_vulkan({g.batch, p.out_channels, 1, tiles4});
+      constexpr float kInf = std::numeric_limits<float>::infinity();
+      run_oc8(op, g, v.view({g.batch, p.in_channels, 1, tiles4}), w.weight, w.weight_format, m, -kInf, kInf,
+              Tensor(), i32(images), i32(kWinogradSets));
+      WinogradOutParams o{i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(images), i32(tiles_w), i32(tiles),
+                          i32(tiles4), w.bias.defined() ? 1 : 0, out_min, out_max, i32(n0),
+                          out_whole ? i32(n0) : 0, i32(t0), i32(count)};
+      ShaderLaunch l = grid_launch("conv2d_wino_out", {u32(op, count), u32(op, p.out_channels), u32(op, images)},
+                                   {residual.defined() ? 1u : 0u});
+      launch(l, {y, texels1(m), texels1(w.bias.defined() ? w.bias : m), texels1(residual.defined() ? residual : m)}, o);
+    }
+  }
+}
 }  // namespace
 
-ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed) {
+namespace {
+// TVK_WINOGRAD=0 keeps 3x3 convolutions on the direct kernel (to compare, or to test it where
+// Winograd would be chosen); unset or 1: Winograd where it applies.
+bool winograd_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TVK_WINOGRAD");
+    return !(v && std::string(v) == "0");
+  }();
+  return enabled;
+}
+
+bool all_ones(const IntList& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+}
+}  // namespace
+
+ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed, const IntList& stride,
+                              const IntList& dilation) {
   if (transposed) return ConvKernel::Transposed;
   // The tiled kernels read through texel views; a device that allows only small ones (the
   // Vulkan minimum is 65536 texels) keeps the storage-buffer kernel.
@@ -87,14 +267,33 @@ ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool 
   if (Context::get()->device().physical().limits.maxTexelBufferElements < kMinTexels) return ConvKernel::Direct;
   const int64_t out_c = weight_sizes.at(0), in_per_group = weight_sizes.at(1);
   if (groups > 1 && in_per_group == 1 && out_c == groups) return ConvKernel::Depthwise;
+  // Winograd's transforms cost a pass over the input and the output each, which the GEMM's
+  // savings repay only with enough channels on both sides.
+  constexpr int64_t kWinogradMinChannels = 16;
+  if (groups == 1 && weight_sizes.at(2) == 3 && weight_sizes.at(3) == 3 && all_ones(stride) && all_ones(dilation) &&
+      out_c >= kWinogradMinChannels && in_per_group >= kWinogradMinChannels && winograd_enabled())
+    return ConvKernel::Winograd;
   if (groups == 1 || (out_c / groups) % kBlock == 0) return ConvKernel::Oc8;
   return ConvKernel::Direct;
 }
 
-ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed) {
+ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
+                                 const IntList& stride, const IntList& dilation) {
   const char* op = "conv2d (packing weights)";
   ConvWeights w;
-  w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed);
+  w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed, stride, dilation);
+  if (w.kernel == ConvKernel::Winograd) {
+    const int64_t out_c = weight.size(0), in_c = weight.size(1), blocks = (out_c + kBlock - 1) / kBlock;
+    w.weight = empty_vulkan({(kWinogradSets * in_c + 1) * blocks * kBlock});
+    const WinogradPackParams params{to_i32(op, out_c), to_i32(op, in_c), to_i32(op, blocks)};
+    launch(grid_launch("conv2d_wino_pack", {u32(op, in_c), u32(op, blocks * kBlock), 1}), {w.weight, weight.contiguous()},
+           params);
+    const StoredWeights stored = store_weights(w.weight, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+    w.weight = stored.storage;
+    w.weight_format = stored.format;
+    if (bias.defined()) w.bias = bias.contiguous();
+    return w;
+  }
   if (w.kernel != ConvKernel::Oc8) {
     w.weight = weight.contiguous();
     if (bias.defined()) w.bias = bias.contiguous();
@@ -136,59 +335,12 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
   const uint32_t spec_kh = u32(op, p.kernel_h), spec_kw = u32(op, p.kernel_w), sh = u32(op, p.stride[0]),
                  sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
   switch (w.kernel) {
-    case ConvKernel::Oc8: {
-      const int64_t plane = p.out_h * p.out_w;
-      const bool flat = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
-                        p.padding[0] == 0 && p.padding[1] == 0 && plane % 4 == 0;
-      const int64_t lanes = flat ? plane / 4 : p.out_h * ((p.out_w + 3) / 4);
-      const int64_t blocks = (p.out_channels + kBlock - 1) / kBlock;
-      Oc8Params params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
-                       i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
-                       i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
-                       i32(p.out_channels_per_group()), out_min, out_max, 0};
-      constexpr uint32_t kMaxInvocations = 128;  // conv2d_oc8.glsl's shared partial sums
-      const uint32_t split = reduction_split(lanes * blocks * p.batch, p.in_channels_per_group(), 32, 8);
-      ShaderLaunch l;
-      l.shader = "conv2d_oc8";
-      l.local = lane_group(u32(op, lanes));
-      if (split > 1) {
-        l.local[0] = std::min<uint32_t>(64, kMaxInvocations / split);
-        while (l.local[0] > 1 && l.local[0] / 2 >= lanes) l.local[0] /= 2;
-      }
-      l.local[1] = split;
-      l.global = {u32(op, lanes), split, u32(op, p.batch * blocks)};
-      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
-                     p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() ? 4u : 1u};
-      const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
-      TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
-                ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
-      // An output larger than one storage binding is written in chunks of whole images, each
-      // dispatch binding its own part (the inputs are read through texel views, whole).
-      const VkDeviceSize image_bytes = static_cast<VkDeviceSize>(p.out_channels * plane) * sizeof(float);
-      const VkDeviceSize alignment = Context::get()->device().physical().limits.minStorageBufferOffsetAlignment;
-      int64_t chunk = p.batch;
-      if (image_bytes * static_cast<VkDeviceSize>(p.batch) > max_storage_binding()) {
-        chunk = std::max<int64_t>(1, static_cast<int64_t>(max_storage_binding() / std::max<VkDeviceSize>(image_bytes, 1)));
-        TVK_CHECK(image_bytes <= max_storage_binding() && (chunk == p.batch || image_bytes % alignment == 0), op,
-                  ": one output image of ", image_bytes, " bytes exceeds this device's largest storage buffer (",
-                  max_storage_binding(), " bytes)");
-      }
-      for (int64_t n0 = 0; n0 < p.batch; n0 += chunk) {
-        const int64_t count = std::min(chunk, p.batch - n0);
-        params.batch_base = i32(n0);
-        params.batch = i32(count);
-        l.global[2] = u32(op, count * blocks);
-        Binding part(out);
-        if (chunk != p.batch) {
-          part.byte_offset = static_cast<VkDeviceSize>(n0) * image_bytes;
-          part.byte_size = static_cast<VkDeviceSize>(count) * image_bytes;
-        }
-        launch(l, {part, Binding(input, format), Binding(w.weight, w.weight_format),
-                   Binding(residual.defined() ? residual : input, format)},
-               params);
-      }
+    case ConvKernel::Oc8:
+      run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual, std::numeric_limits<int32_t>::max(), 1);
       return out;
-    }
+    case ConvKernel::Winograd:
+      run_winograd(op, p, input, w, out, out_min, out_max, residual);
+      return out;
     case ConvKernel::Depthwise: {
       TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");
       DepthwiseParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
@@ -231,7 +383,7 @@ Tensor convolution_impl(const char* op, const Tensor& input, const Tensor& weigh
   check_vulkan_float(op, input, "input");
   check_vulkan_float(op, weight, "weight");
   if (bias.defined()) check_vulkan_float(op, bias, "bias");
-  return run_convolution(op, p, input, prepare_conv_weights(weight, bias, groups, transposed), std::nullopt,
+  return run_convolution(op, p, input, prepare_conv_weights(weight, bias, groups, transposed, stride, dilation), std::nullopt,
                          std::nullopt);
 }
 

@@ -3,6 +3,8 @@
 //   Oc8        register-tiled GEMM, 4 pixels x 8 output channels per invocation (dense and
 //              grouped convolutions whose groups hold a multiple of 8 output channels);
 //              weights packed by conv2d_pack.glsl
+//   Winograd   3x3, stride 1, dilation 1, ungrouped: F(4,3) transforms around a conv2d_oc8 GEMM;
+//              weights transformed by conv2d_wino_pack.glsl (4x the 3x3 weights' memory)
 //   Depthwise  one filter per channel (groups = in = out channels)
 //   Direct     any other grouping (the general fallback)
 //   Transposed conv_transpose2d
@@ -16,21 +18,26 @@
 
 namespace tvk::vulkan {
 
-enum class ConvKernel { Oc8, Depthwise, Direct, Transposed };
+enum class ConvKernel { Oc8, Winograd, Depthwise, Direct, Transposed };
 
 // Weights laid out for one ConvKernel, on the device.
 struct ConvWeights {
   ConvKernel kernel = ConvKernel::Direct;
-  Tensor weight;  // Oc8: the packed [blocks][K][8] weights followed by the bias; else OIHW/IOHW
-  Tensor bias;    // not Oc8: the bias as given (undefined: none)
+  // Oc8: the packed [blocks][K][8] weights followed by the bias; Winograd: 36 such weight sets
+  // followed by a zero bias; else OIHW/IOHW.
+  Tensor weight;
+  Tensor bias;  // not Oc8: the bias as given (undefined: none)
   // How the Oc8 and depthwise kernels read `weight`: RGBA32 / R32, or RGBA16F / R16F when it was
   // packed in fp16 precision (set_vulkan_precision).
   Buffer::TexelFormat weight_format = Buffer::TexelFormat::RGBA32;
 };
 
-ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed);
+// `stride` and `dilation` as the op was given them (one value or two).
+ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed, const IntList& stride,
+                              const IntList& dilation);
 // `weight` and `bias` are Vulkan tensors (bias may be undefined).
-ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed);
+ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
+                                 const IntList& stride, const IntList& dilation);
 
 // Runs the convolution with checked geometry `p` (from ops::conv2d_params) and the output
 // clamped to [out_min, out_max] (unset: unbounded). `residual`, when defined, has the output's

@@ -85,7 +85,7 @@ std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bi
   ctx->output_min = output_min;
   ctx->output_max = output_max;
   ctx->packed = prepare_conv_weights(weight.contiguous().vulkan(), bias.defined() ? bias.contiguous().vulkan() : Tensor(),
-                                     groups, transposed);
+                                     groups, transposed, ctx->stride, ctx->dilation);
   auto obj = std::make_shared<Object>();
   obj->type_name = kConvClass;
   obj->payload = std::move(ctx);
@@ -128,7 +128,7 @@ Tensor run_conv2d_context_add(const Tensor& input, IValue context, const Tensor&
   check_vulkan_float(op, residual, "residual");
   const ops::Conv2dParams p = ops::conv2d_params(op, input, ctx.weight, ctx.bias, ctx.stride, ctx.padding,
                                                  ctx.dilation, ctx.transposed, ctx.output_padding, ctx.groups, true);
-  if (!ctx.output_min && !ctx.output_max && ctx.packed.kernel == ConvKernel::Oc8 &&
+  if (!ctx.output_min && !ctx.output_max && (ctx.packed.kernel == ConvKernel::Oc8 || ctx.packed.kernel == ConvKernel::Winograd) &&
       residual.sizes() == p.output_sizes())
     return run_convolution(op, p, input, ctx.packed, output_min, output_max, residual);
   Tensor sum = tvk::add(conv2d_clamped(ctx, input), residual);
