@@ -7,6 +7,8 @@
 // the image is clamped and its value replaced by 0, so lavapipe runs the loops without masks.
 // Kernel size, stride and dilation are specialisation constants so the tap loops unroll.
 // FLAT = 1: 1x1, stride 1, no padding and H*W % 4 == 0, so 4 pixels are one texel.
+// PADDED = 1 (FLAT only): the input's plane is the output's rounded up to a multiple of 4 (an
+// im2col matrix with zero columns past the end), so outputs and the residual go value by value.
 // ALIGNED = 1: out_w % 4 == 0, so each row of 4 outputs is stored as one vec4.
 // HAS_RESIDUAL = 1: a tensor of the output's shape is added before the clamp (conv + add + relu
 // in one pass).
@@ -34,6 +36,7 @@ layout(constant_id = 13) const int UNROLL = 1;
 // the work groups' x runs over images x pixel quads and z over the channel blocks, so the
 // lanes of a work group are not mostly past the end of one small plane.
 layout(constant_id = 14) const int FOLD = 0;
+layout(constant_id = 15) const int PADDED = 0;
 
 const int kMaxInvocations = 128;  // x * y of the work group (checked by the host)
 shared vec4 partial[kMaxInvocations * 8];
@@ -42,7 +45,7 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
 layout(binding = 1) uniform samplerBuffer x;         // RGBA32 texels when FLAT, else R32
 layout(binding = 2) uniform samplerBuffer w;         // RGBA32 texels
-layout(binding = 3) uniform samplerBuffer residual;  // as x; the input stands in without one
+layout(binding = 3) uniform samplerBuffer residual;  // as x (R32 when PADDED); the input stands in without one
 layout(push_constant) uniform Params {
   int in_w, in_h, in_c, batch;
   int out_w, out_h, out_c, blocks;
@@ -101,7 +104,7 @@ void main() {
   int block = int(gl_WorkGroupID.z) % blocks;
   int q = lane;  // FLAT: the pixel quad within the image
   if (FOLD == 1) {
-    int plane4 = out_h * out_w / 4;
+    int plane4 = in_h * in_w / 4;
     n = min(lane / plane4, batch - 1);
     q = lane % plane4;
     block = int(gl_WorkGroupID.z);
@@ -117,7 +120,7 @@ void main() {
   bool live;
   int ic = slice;
   if (FLAT == 1) {
-    int plane4 = out_plane / 4;
+    int plane4 = in_h * in_w / 4;
     live = FOLD == 1 ? lane < batch * plane4 : lane < plane4;
     int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(q, plane4 - 1);
     if (UNROLL == 4) {
@@ -176,7 +179,15 @@ void main() {
   for (int j = 0; j < channels; ++j) {
     vec4 v = acc[j];
     int o = (n * out_c + oc0 + j) * out_plane;
-    if (FLAT == 1) {
+    if (FLAT == 1 && PADDED == 1) {
+      for (int i = 0; i < 4; ++i) {
+        int pix = q * 4 + i;
+        if (pix >= out_plane) break;
+        float s = v[i];
+        if (HAS_RESIDUAL == 1) s += texelFetch(residual, r_base + o + pix).r;
+        y[o + pix] = clamp(s, out_min, out_max);
+      }
+    } else if (FLAT == 1) {
       int o4 = o / 4 + q;
       if (HAS_RESIDUAL == 1) v += texelFetch(residual, r_base / 4 + o4);
       y4[o4] = clamp(v, out_min, out_max);

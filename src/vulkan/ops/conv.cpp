@@ -38,6 +38,13 @@ struct Oc8Params {
   int32_t wset_images, wset_count;
 };
 
+// Must match conv2d_im2col.glsl.
+struct Im2colParams {
+  int32_t in_w, in_h, in_c, batch;
+  int32_t out_w, out_h, pad_w, pad_h;
+  int32_t batch_base;
+};
+
 // Must match conv2d_wino_pack.glsl.
 struct WinogradPackParams {
   int32_t out_c, in_c, blocks;
@@ -111,14 +118,18 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const uint32_t spec_kh = u32(op, p.kernel_h), spec_kw = u32(op, p.kernel_w), sh = u32(op, p.stride[0]),
                  sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
-  const int64_t plane = p.out_h * p.out_w;
-  const bool flat = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
-                    p.padding[0] == 0 && p.padding[1] == 0 && plane % 4 == 0;
+  const int64_t plane = p.out_h * p.out_w, in_plane = p.in_h * p.in_w;
+  // A pointwise GEMM over whole texels; PADDED when the input's plane (an im2col matrix's) is
+  // the output's rounded up to whole texels.
+  const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
+                         p.padding[0] == 0 && p.padding[1] == 0;
+  const bool padded = pointwise && in_plane != plane && in_plane == (plane + 3) / 4 * 4;
+  const bool flat = pointwise && in_plane % 4 == 0 && (in_plane == plane || padded);
   const int64_t blocks = (p.out_channels + kBlock - 1) / kBlock;
   // Planes of fewer quads than a work group's lanes share work groups across images.
   constexpr int64_t kFoldBelow = 64;
-  const bool fold = flat && plane / 4 < kFoldBelow && p.batch > 1;
-  const int64_t lanes = flat ? plane / 4 : p.out_h * ((p.out_w + 3) / 4);
+  const bool fold = flat && in_plane / 4 < kFoldBelow && p.batch > 1;
+  const int64_t lanes = flat ? in_plane / 4 : p.out_h * ((p.out_w + 3) / 4);
   Oc8Params params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
                    i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
                    i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
@@ -136,9 +147,11 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   l.local[1] = split;
   l.global = {u32(op, lanes), split, u32(op, p.batch * blocks)};
   l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
-                 p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() ? 4u : 1u, fold ? 1u : 0u};
+                 p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() ? 4u : 1u, fold ? 1u : 0u,
+                 padded ? 1u : 0u};
   const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
-  TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, format)), op,
+  const auto residual_format = flat && !padded ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
+  TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, residual_format)), op,
             ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
   // An output larger than one storage binding is written in chunks of whole images, each
   // dispatch binding its own part (the inputs are read through texel views, whole).
@@ -163,9 +176,61 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
       part.byte_size = static_cast<VkDeviceSize>(count) * image_bytes;
     }
     launch(l, {part, Binding(input, format), Binding(weight, weight_format),
-               Binding(residual.defined() ? residual : input, format)},
+               residual.defined() ? Binding(residual, residual_format) : Binding(input, residual_format)},
            params);
   }
+}
+
+// On CPU devices (lavapipe), a convolution that is not pointwise over whole texels runs as
+// im2col + conv2d_oc8's pointwise GEMM: there the GEMM reads 4 pixels per fetch where the direct
+// tile reads one, and lavapipe's fetches cost more than its multiply-adds (measured on
+// resnet18's stride-2 layers). GPUs keep the direct tile, which needs no K x plane matrix in
+// memory. A pointwise convolution over a plane of whole texels is the GEMM already; over
+// other planes, im2col is the copy that pads the plane to whole texels. Returns false where it
+// does not apply (grouped, a patch matrix of the whole batch larger than one binding).
+bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
+                const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  const int64_t plane = p.out_h * p.out_w, rows = p.in_channels * p.kernel_h * p.kernel_w;
+  const int64_t plane_padded = (plane + 3) / 4 * 4;
+  if (gpu_shaped_kernels() || p.groups != 1) return false;
+  const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
+                         p.padding[0] == 0 && p.padding[1] == 0;
+  if (pointwise && plane == plane_padded) return false;  // already the GEMM
+  const VkDeviceSize bytes = static_cast<VkDeviceSize>(p.batch * rows * plane_padded) * sizeof(float);
+  const auto& limits = Context::get()->device().physical().limits;
+  const VkDeviceSize limit = std::min<VkDeviceSize>(max_storage_binding(),
+                                                    VkDeviceSize{limits.maxTexelBufferElements} * 4 * sizeof(float));
+  if (bytes > limit || !texel_view_fits(input, Buffer::TexelFormat::R32)) return false;
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  Tensor col = empty_vulkan({p.batch, rows, 1, plane_padded});
+  Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),
+                      i32(p.padding[1]), i32(p.padding[0]), 0};
+  launch(grid_launch("conv2d_im2col", {u32(op, plane_padded / 4), u32(op, rows), u32(op, p.batch)},
+                     {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
+                      u32(op, p.dilation[0]), u32(op, p.dilation[1])}),
+         {col, texels1(input)}, params);
+  ops::Conv2dParams g;
+  g.stride = {1, 1};
+  g.dilation = {1, 1};
+  g.batch = p.batch;
+  g.in_channels = rows;
+  g.out_channels = p.out_channels;
+  g.in_h = g.out_h = 1;
+  g.in_w = plane_padded;
+  g.out_w = plane;
+  g.kernel_h = g.kernel_w = 1;
+  const IntList gemm_sizes{p.batch, p.out_channels, 1, plane};
+  run_oc8(op, g, col, w.weight, w.weight_format, out.view(gemm_sizes), out_min, out_max,
+          residual.defined() ? residual.view(gemm_sizes) : Tensor(), std::numeric_limits<int32_t>::max(), 1);
+  return true;
+}
+
+// Whether Winograd is worth its two extra dispatches here, on a GPU that kept both packings:
+// measured on an H200, resnet18 gained at batch 32 (GPU 9.2 -> 5.3 ms) and lost a little at
+// batch 1 (0.69 -> 0.73 ms), where every layer has at most 196 tiles per image.
+bool winograd_pays(const ops::Conv2dParams& p) {
+  constexpr int64_t kMinTiles = 512;
+  return p.batch * ((p.out_h + 3) / 4) * ((p.out_w + 3) / 4) >= kMinTiles;
 }
 
 // Winograd F(4,3) for 3x3, stride 1, dilation 1, ungrouped convolutions: the input
@@ -229,7 +294,7 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
       g.kernel_h = g.kernel_w = 1;
       Tensor m = empty_vulkan({g.batch, p.out_channels, 1, tiles4});
       constexpr float kInf = std::numeric_limits<float>::infinity();
-      run_oc8(op, g, v.view({g.batch, p.in_channels, 1, tiles4}), w.weight, w.weight_format, m, -kInf, kInf,
+      run_oc8(op, g, v.view({g.batch, p.in_channels, 1, tiles4}), w.winograd, w.winograd_format, m, -kInf, kInf,
               Tensor(), i32(images), i32(kWinogradSets));
       WinogradOutParams o{i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(images), i32(tiles_w), i32(tiles),
                           i32(tiles4), w.bias.defined() ? 1 : 0, out_min, out_max, i32(n0),
@@ -284,17 +349,16 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed, stride, dilation);
   if (w.kernel == ConvKernel::Winograd) {
     const int64_t out_c = weight.size(0), in_c = weight.size(1), blocks = (out_c + kBlock - 1) / kBlock;
-    w.weight = empty_vulkan({(kWinogradSets * in_c + 1) * blocks * kBlock});
+    Tensor packed = empty_vulkan({(kWinogradSets * in_c + 1) * blocks * kBlock});
     const WinogradPackParams params{to_i32(op, out_c), to_i32(op, in_c), to_i32(op, blocks)};
-    launch(grid_launch("conv2d_wino_pack", {u32(op, in_c), u32(op, blocks * kBlock), 1}), {w.weight, weight.contiguous()},
+    launch(grid_launch("conv2d_wino_pack", {u32(op, in_c), u32(op, blocks * kBlock), 1}), {packed, weight.contiguous()},
            params);
-    const StoredWeights stored = store_weights(w.weight, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
-    w.weight = stored.storage;
-    w.weight_format = stored.format;
+    const StoredWeights stored = store_weights(packed, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+    w.winograd = stored.storage;
+    w.winograd_format = stored.format;
     if (bias.defined()) w.bias = bias.contiguous();
-    return w;
-  }
-  if (w.kernel != ConvKernel::Oc8) {
+    if (!gpu_shaped_kernels()) return w;
+  } else if (w.kernel != ConvKernel::Oc8) {
     w.weight = weight.contiguous();
     if (bias.defined()) w.bias = bias.contiguous();
     w.weight_format = Buffer::TexelFormat::R32;
@@ -336,10 +400,17 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                  sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
   switch (w.kernel) {
     case ConvKernel::Oc8:
-      run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual, std::numeric_limits<int32_t>::max(), 1);
+      if (!run_im2col(op, p, input, w, out, out_min, out_max, residual))
+        run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
+                std::numeric_limits<int32_t>::max(), 1);
       return out;
     case ConvKernel::Winograd:
-      run_winograd(op, p, input, w, out, out_min, out_max, residual);
+      if (w.weight.defined() && !winograd_pays(p)) {
+        run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
+                std::numeric_limits<int32_t>::max(), 1);
+      } else {
+        run_winograd(op, p, input, w, out, out_min, out_max, residual);
+      }
       return out;
     case ConvKernel::Depthwise: {
       TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");

@@ -4,7 +4,9 @@
 //              grouped convolutions whose groups hold a multiple of 8 output channels);
 //              weights packed by conv2d_pack.glsl
 //   Winograd   3x3, stride 1, dilation 1, ungrouped: F(4,3) transforms around a conv2d_oc8 GEMM;
-//              weights transformed by conv2d_wino_pack.glsl (4x the 3x3 weights' memory)
+//              weights transformed by conv2d_wino_pack.glsl (4x the 3x3 weights' memory). On
+//              GPUs the Oc8 packing is kept too, and small convolutions (batch x tiles) run on
+//              it: there the two extra dispatches cost more than the GEMM saves.
 //   Depthwise  one filter per channel (groups = in = out channels)
 //   Direct     any other grouping (the general fallback)
 //   Transposed conv_transpose2d
@@ -23,13 +25,16 @@ enum class ConvKernel { Oc8, Winograd, Depthwise, Direct, Transposed };
 // Weights laid out for one ConvKernel, on the device.
 struct ConvWeights {
   ConvKernel kernel = ConvKernel::Direct;
-  // Oc8: the packed [blocks][K][8] weights followed by the bias; Winograd: 36 such weight sets
-  // followed by a zero bias; else OIHW/IOHW.
+  // Oc8 (and Winograd on GPUs): the packed [blocks][K][8] weights followed by the bias;
+  // Depthwise, Direct, Transposed: OIHW/IOHW; Winograd elsewhere: undefined.
   Tensor weight;
   Tensor bias;  // not Oc8: the bias as given (undefined: none)
   // How the Oc8 and depthwise kernels read `weight`: RGBA32 / R32, or RGBA16F / R16F when it was
   // packed in fp16 precision (set_vulkan_precision).
   Buffer::TexelFormat weight_format = Buffer::TexelFormat::RGBA32;
+  // Winograd: 36 weight sets of the Oc8 form (one per transformed tap) and a zero bias.
+  Tensor winograd;
+  Buffer::TexelFormat winograd_format = Buffer::TexelFormat::RGBA32;
 };
 
 // `stride` and `dilation` as the op was given them (one value or two).

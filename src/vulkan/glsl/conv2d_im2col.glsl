@@ -1,0 +1,42 @@
+// The patches of a convolution as a matrix, for conv2d_oc8's pointwise GEMM (FLAT): row k =
+// (input channel, ky, kx) of the filter, column = output pixel, so a KH x KW convolution with
+// any stride, padding and dilation becomes a 1x1 convolution over K = in_c x KH x KW channels
+// of the output's plane, with conv2d_pack's weights as they are. Values outside the image are
+// 0. Each invocation writes 4 consecutive pixels of one row k; rows are the output's plane
+// rounded up to whole texels, zero past its end.
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const int KH = 3;
+layout(constant_id = 4) const int KW = 3;
+layout(constant_id = 5) const int SH = 1;
+layout(constant_id = 6) const int SW = 1;
+layout(constant_id = 7) const int DH = 1;
+layout(constant_id = 8) const int DW = 1;
+
+layout(std430, binding = 0) writeonly buffer Col { vec4 col[]; };
+layout(binding = 1) uniform samplerBuffer x;  // R32, NCHW
+layout(push_constant) uniform Params {
+  int in_w, in_h, in_c, batch;  // batch: images in this part
+  int out_w, out_h, pad_w, pad_h;
+  int batch_base;  // the part's first image in x
+};
+
+float at(int base, int iy, int ix) {
+  float v = texelFetch(x, base + clamp(iy, 0, in_h - 1) * in_w + clamp(ix, 0, in_w - 1)).r;
+  return (iy >= 0 && iy < in_h && ix >= 0 && ix < in_w) ? v : 0.0;
+}
+
+void main() {
+  int q = int(gl_GlobalInvocationID.x), k = int(gl_GlobalInvocationID.y), n = int(gl_GlobalInvocationID.z);
+  int plane = out_h * out_w, plane4 = (plane + 3) / 4;
+  int rows = in_c * KH * KW;
+  if (q >= plane4 || k >= rows || n >= batch) return;
+  int ic = k / (KH * KW), ky = (k / KW) % KH, kx = k % KW;
+  int base = ((n + batch_base) * in_c + ic) * in_h * in_w;
+  vec4 v;
+  for (int i = 0; i < 4; ++i) {
+    int pix = q * 4 + i, oy = pix / out_w, ox = pix % out_w;
+    v[i] = pix < plane ? at(base, oy * SH - pad_h + ky * DH, ox * SW - pad_w + kx * DW) : 0.0;
+  }
+  col[(n * rows + k) * plane4 + q] = v;
+}
