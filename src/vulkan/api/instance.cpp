@@ -87,6 +87,8 @@ PhysicalDeviceInfo describe(VkPhysicalDevice dev, uint32_t index) {
     props2.pNext = &subgroup;
     vkGetPhysicalDeviceProperties2(dev, &props2);
     info.subgroup_size = subgroup.subgroupSize;
+    info.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                               (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;
     if (has_driver_props) {
       info.driver_name = driver.driverName;
       info.driver_info = driver.driverInfo;

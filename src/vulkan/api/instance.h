@@ -23,6 +23,7 @@ struct PhysicalDeviceInfo {
   std::string driver_info;
   uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
   uint32_t subgroup_size = 0;
+  bool subgroup_arithmetic = false;  // subgroupAdd and friends in compute shaders
   bool fp16_arithmetic = false;
   bool storage_16bit = false;
   uint64_t device_local_bytes = 0;
