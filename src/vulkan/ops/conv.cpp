@@ -209,8 +209,9 @@ bool run_pointwise_subgroup(const char* op, const ops::Conv2dParams& p, const Co
   // Fewer input channels leave most lanes of a subgroup idle. Measured on an H200 at batch 1:
   // squeezenet1_1's GPU time fell 7% (0.485 -> 0.45 ms) with this kernel from 64 channels,
   // mobilenet_v2's stayed within 1% (0.61 ms); from 0 channels mobilenet_v2 lost 10%.
+  // At batch 32 it lost to the split-K tile (mobilenet_v2: GPU 2.9 -> 4.0 ms), so batch 1 only.
   constexpr int64_t kMinChannels = 64;
-  if (p.in_channels < kMinChannels) return false;
+  if (p.in_channels < kMinChannels || p.batch != 1) return false;
   if (reduction_split(lanes * blocks * p.batch, p.in_channels, 32, 8) <= 1) return false;
   if (!texel_view_fits(input, Buffer::TexelFormat::R32) ||
       static_cast<VkDeviceSize>(out.numel()) * sizeof(float) > max_storage_binding())
@@ -274,12 +275,10 @@ bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input,
 }
 
 // Whether Winograd is worth its two extra dispatches here, on a GPU that kept both packings:
-// measured on an H200, resnet18 gained at batch 32 (GPU 9.2 -> 5.3 ms) and lost a little at
-// batch 1 (0.69 -> 0.73 ms), where every layer has at most 196 tiles per image.
-bool winograd_pays(const ops::Conv2dParams& p) {
-  constexpr int64_t kMinTiles = 512;
-  return p.batch * ((p.out_h + 3) / 4) * ((p.out_w + 3) / 4) >= kMinTiles;
-}
+// measured on an H200, resnet18 with Winograd in every 3x3 stride-1 layer gained at batch 32
+// (GPU 9.2 -> 5.3 ms; 6.2 ms with its 7x7 layers left direct) and lost at batch 1
+// (0.69 -> 0.73 ms), where a dispatch's fixed cost outweighs the GEMM saved.
+bool winograd_pays(const ops::Conv2dParams& p) { return p.batch > 1; }
 
 // Winograd F(4,3) for 3x3, stride 1, dilation 1, ungrouped convolutions: the input
 // transform (conv2d_wino_in), 36 GEMMs in one conv2d_oc8 dispatch (the transformed tiles are

@@ -5,8 +5,8 @@
 //              weights packed by conv2d_pack.glsl
 //   Winograd   3x3, stride 1, dilation 1, ungrouped: F(4,3) transforms around a conv2d_oc8 GEMM;
 //              weights transformed by conv2d_wino_pack.glsl (4x the 3x3 weights' memory). On
-//              GPUs the Oc8 packing is kept too, and small convolutions (batch x tiles) run on
-//              it: there the two extra dispatches cost more than the GEMM saves.
+//              GPUs the Oc8 packing is kept too, and batch 1 runs on it: there the two extra
+//              dispatches cost more than the GEMM saves.
 //   Depthwise  one filter per channel (groups = in = out channels)
 //   Direct     any other grouping (the general fallback)
 //   Transposed conv_transpose2d
