@@ -100,10 +100,9 @@ class VulkanBackend final : public DeviceBackend {
     auto staging = std::make_shared<Buffer>(ctx.device(), ctx.memory(), nbytes, MemoryUsage::Staging);
     std::memcpy(staging->mapped(), src, nbytes);
     if (capture) capture->add_upload({src, staging->mapped(), nbytes});
-    ctx.stream().copy(staging->handle(), storage.buffer().handle(), nbytes, staging->offset(), storage.buffer().offset());
     // Both ends of the pending copy live until it has run, even if the tensor is dropped now.
-    ctx.stream().keep_alive(staging);
-    ctx.stream().keep_alive(dst);
+    ctx.stream().copy(staging->handle(), storage.buffer().handle(), nbytes, staging->offset(), storage.buffer().offset(),
+                      {staging, dst});
   }
 
   void download(const Storage& src, void* dst, size_t nbytes) override {
@@ -127,9 +126,8 @@ class VulkanBackend final : public DeviceBackend {
     auto& from = static_cast<const VulkanStorage&>(*src);
     auto& to = static_cast<const VulkanStorage&>(*dst);
     CommandStream& stream = from.context().stream();
-    stream.copy(from.buffer().handle(), to.buffer().handle(), nbytes, from.buffer().offset(), to.buffer().offset());
-    stream.keep_alive(src);
-    stream.keep_alive(dst);
+    stream.copy(from.buffer().handle(), to.buffer().handle(), nbytes, from.buffer().offset(), to.buffer().offset(),
+                {src, dst});
   }
 
   void synchronize() override {

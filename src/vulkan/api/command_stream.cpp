@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tvk/error.h"
+#include "vulkan/api/faults.h"
 #include "vulkan/api/memory_pool.h"
 
 namespace tvk::vulkan {
@@ -199,7 +200,7 @@ std::string dispatch_shape(const PipelineKey& key, const std::array<uint32_t, 3>
 
 void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferBinding>& buffers,
                              const void* push_constants, uint32_t push_bytes, std::array<uint32_t, 3> groups,
-                             const char* label) {
+                             const char* label, std::vector<std::shared_ptr<const void>> keep) {
   TVK_CHECK(buffers.size() == pipeline.key().buffers, "shader ", pipeline.key().shader, " binds ",
             pipeline.key().buffers, " buffers, got ", buffers.size());
   TVK_CHECK(push_bytes <= kMaxPushConstantBytes, "push constants of ", push_bytes, " bytes exceed ",
@@ -216,12 +217,16 @@ void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferB
   if (Capture* capture = t_capture) {
     // The capture belongs to this thread: no lock.
     record_dispatch(capture->rec(), pipeline, buffers, push_constants, push_bytes, groups, label);
+    auto& kept = capture->rec().keep_alive;
+    kept.insert(kept.end(), std::make_move_iterator(keep.begin()), std::make_move_iterator(keep.end()));
     if (capture->rec().recorded >= Capture::kDispatchesPerCommandBuffer) roll_capture(*capture);
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   Batch& batch = recording();
   record_dispatch(batch, pipeline, buffers, push_constants, push_bytes, groups, label);
+  batch.keep_alive.insert(batch.keep_alive.end(), std::make_move_iterator(keep.begin()),
+                          std::make_move_iterator(keep.end()));
   ++dispatches_total_;
   if (batch.recorded >= kDispatchesPerBatch) submit_locked();
 }
@@ -282,7 +287,7 @@ void CommandStream::record_dispatch(Batch& batch, const Pipeline& pipeline, cons
 }
 
 void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset,
-                         VkDeviceSize dst_offset) {
+                         VkDeviceSize dst_offset, std::vector<std::shared_ptr<const void>> keep) {
   if (bytes == 0) return;
   const BufferAccess accesses[2] = {{src, src_offset, src_offset + bytes, false},
                                     {dst, dst_offset, dst_offset + bytes, true}};
@@ -290,6 +295,8 @@ void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
     barrier_for(capture->rec(), accesses, 2);
     VkBufferCopy region{src_offset, dst_offset, bytes};
     vkCmdCopyBuffer(capture->rec().commands, src, dst, 1, &region);
+    auto& kept = capture->rec().keep_alive;
+    kept.insert(kept.end(), std::make_move_iterator(keep.begin()), std::make_move_iterator(keep.end()));
     return;
   }
   std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -297,16 +304,9 @@ void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
   barrier_for(batch, accesses, 2);
   VkBufferCopy region{src_offset, dst_offset, bytes};
   vkCmdCopyBuffer(batch.commands, src, dst, 1, &region);
+  batch.keep_alive.insert(batch.keep_alive.end(), std::make_move_iterator(keep.begin()),
+                          std::make_move_iterator(keep.end()));
   ++batch.recorded;
-}
-
-void CommandStream::keep_alive(std::shared_ptr<const void> resource) {
-  if (Capture* capture = t_capture) {
-    capture->rec().keep_alive.push_back(std::move(resource));
-    return;
-  }
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  recording().keep_alive.push_back(std::move(resource));
 }
 
 void CommandStream::end_commands(Batch& batch) {
@@ -332,6 +332,19 @@ void CommandStream::submit_locked() {
   retire_locked();
 }
 
+bool CommandStream::reclaim_memory() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const size_t before = in_flight_.size();
+  while (!in_flight_.empty()) {
+    wait_locked(*in_flight_.front());
+    std::unique_ptr<Batch> batch = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    recycle(*batch);
+    spare_.push_back(std::move(batch));
+  }
+  return before > 0;
+}
+
 void CommandStream::retire_locked() {
   // Batches the GPU has finished give back what they kept alive now, not at the next
   // synchronize(), so a loop that never reads results back runs in bounded memory; past
@@ -341,7 +354,8 @@ void CommandStream::retire_locked() {
     if (in_flight_.size() > kMaxInFlight) {
       wait_locked(oldest);
     } else {
-      const VkResult r = vkGetFenceStatus(device_.handle(), oldest.fence);
+      const VkResult r = faults::hit(faults::Point::DeviceLost) ? VK_ERROR_DEVICE_LOST
+                                                                : vkGetFenceStatus(device_.handle(), oldest.fence);
       if (r == VK_NOT_READY) break;
       if (r != VK_SUCCESS) throw_vk_error(r, "vkGetFenceStatus", __FILE__, __LINE__);
     }
@@ -422,7 +436,8 @@ uint64_t CommandStream::default_wait_timeout_ns() {
 void CommandStream::wait_fence(VkFence fence) {
   // A bounded wait: a hung device is reported instead of blocking forever.
   const uint64_t timeout = wait_timeout_ns_;
-  VkResult r = vkWaitForFences(device_.handle(), 1, &fence, VK_TRUE, timeout);
+  VkResult r = faults::hit(faults::Point::DeviceLost) ? VK_ERROR_DEVICE_LOST
+                                                      : vkWaitForFences(device_.handle(), 1, &fence, VK_TRUE, timeout);
   if (r == VK_TIMEOUT)
     throw VulkanError(detail::concat("Vulkan queue did not finish within ", timeout / 1e9, " s (device hung?)"));
   if (r != VK_SUCCESS) throw_vk_error(r, "vkWaitForFences", __FILE__, __LINE__);

@@ -122,17 +122,24 @@ class CommandStream {
   CommandStream& operator=(const CommandStream&) = delete;
 
   // `label` (a string that outlives the stream, e.g. an op name; nullptr: the shader's name)
-  // names the dispatch in profiles.
+  // names the dispatch in profiles. `keep` stays alive until the dispatch has run: it joins the
+  // batch the dispatch is recorded in, in the same step, so a flush from another thread cannot
+  // come between them.
   void dispatch(const Pipeline& pipeline, const std::vector<BufferBinding>& buffers, const void* push_constants,
-                uint32_t push_bytes, std::array<uint32_t, 3> groups, const char* label = nullptr);
-  void copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0, VkDeviceSize dst_offset = 0);
-  // Keeps `resource` alive until the work recorded so far has finished.
-  void keep_alive(std::shared_ptr<const void> resource);
+                uint32_t push_bytes, std::array<uint32_t, 3> groups, const char* label = nullptr,
+                std::vector<std::shared_ptr<const void>> keep = {});
+  // `keep` as for dispatch.
+  void copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0, VkDeviceSize dst_offset = 0,
+            std::vector<std::shared_ptr<const void>> keep = {});
 
   // Submits what is recorded without waiting.
   void flush();
   // Submits and waits for every batch; afterwards the host sees all results.
   void synchronize();
+  // For an allocation that found no memory: retires finished batches and waits for the ones in
+  // flight, so what they kept alive is freed. Work still being recorded is left as it is (the
+  // caller may be recording it). Returns whether any batch was retired.
+  bool reclaim_memory();
   // How long a wait for the GPU may take before it throws VulkanError (default 120 s: a hung
   // device is reported instead of blocking forever). Work still running after such an error
   // keeps its resources until a later wait sees it finish.

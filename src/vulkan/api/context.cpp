@@ -36,9 +36,11 @@ Context::Context()
       stream_(device_) {
   const std::string staging = env("TVK_VULKAN_FORCE_STAGING");
   force_staging_ = !staging.empty() && staging != "0";
+  memory_.set_reclaimer([this] { return stream_.reclaim_memory(); });
 }
 
 Context::~Context() {
+  memory_.set_reclaimer(nullptr);  // the stream goes before the pool
   try {
     stream_.synchronize();
   } catch (...) {
@@ -56,7 +58,17 @@ std::shared_ptr<Context> Context::try_get(std::string* reason) {
       // Release the device before the driver's own exit handlers run (they were registered
       // while the context was made, so a handler registered now runs first). Left to static
       // destruction, the NVIDIA driver crashes in vkDestroyDevice at exit.
-      std::atexit([] { context.reset(); });
+      // Work still queued keeps its tensors alive, and tensors keep the context alive (a
+      // cycle through the command stream): finish the work first, so that dropping this
+      // reference destroys the context unless the program itself still holds tensors.
+      std::atexit([] {
+        try {
+          context->stream().synchronize();
+        } catch (...) {
+          // A lost device: nothing more to finish.
+        }
+        context.reset();
+      });
     } catch (const std::exception& e) {
       failure = e.what();
     }

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "tvk/error.h"
+#include "vulkan/api/faults.h"
 
 namespace tvk::vulkan {
 
@@ -123,7 +124,8 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
   info.allocationSize = size;
   info.memoryTypeIndex = type_index;
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  VkResult r = vkAllocateMemory(device_.handle(), &info, nullptr, &memory);
+  VkResult r = faults::hit(faults::Point::DeviceMemory) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                        : vkAllocateMemory(device_.handle(), &info, nullptr, &memory);
   if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) return nullptr;
   if (r != VK_SUCCESS) throw_vk_error(r, "vkAllocateMemory", __FILE__, __LINE__);
   ++allocation_calls_;
@@ -163,12 +165,8 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
   return blocks_.back().get();
 }
 
-Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usage) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const VkDeviceSize size = std::max<VkDeviceSize>(req.size, 16);
-  const VkDeviceSize alignment = std::max<VkDeviceSize>(req.alignment, 16);
-  const auto types = candidate_types(req.memoryTypeBits, usage);
-  if (types.empty()) throw OutOfMemoryError("no Vulkan memory type fits the buffer's requirements");
+Allocation MemoryPool::try_allocate_locked(VkDeviceSize size, VkDeviceSize alignment,
+                                           const std::vector<uint32_t>& types) {
   for (uint32_t type : types) {
     for (auto& block : blocks_) {
       VkDeviceSize offset = 0;
@@ -189,6 +187,32 @@ Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usa
       return Allocation{block, offset, size};
     }
   }
+  return {};
+}
+
+void MemoryPool::set_reclaimer(std::function<bool()> reclaimer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  reclaimer_ = std::move(reclaimer);
+}
+
+Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usage) {
+  const VkDeviceSize size = std::max<VkDeviceSize>(req.size, 16);
+  const VkDeviceSize alignment = std::max<VkDeviceSize>(req.alignment, 16);
+  const auto types = candidate_types(req.memoryTypeBits, usage);
+  if (types.empty()) throw OutOfMemoryError("no Vulkan memory type fits the buffer's requirements");
+  std::function<bool()> reclaimer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (Allocation a = try_allocate_locked(size, alignment, types)) return a;
+    reclaimer = reclaimer_;
+  }
+  // Tensors that only finished (or queued) GPU work still holds come back when that work is
+  // retired; the reclaimer frees them through free(), which takes the lock, so it runs without.
+  if (reclaimer && reclaimer()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (Allocation a = try_allocate_locked(size, alignment, types)) return a;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
   throw OutOfMemoryError(detail::concat("out of Vulkan device memory allocating ", size, " bytes (",
                                         stats_locked().reserved_bytes >> 20, " MiB already reserved)"));
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,8 +77,13 @@ class MemoryPool {
   MemoryPool(const MemoryPool&) = delete;
   MemoryPool& operator=(const MemoryPool&) = delete;
 
-  // Throws OutOfMemoryError when no memory type can satisfy the request.
+  // Throws OutOfMemoryError when no memory type can satisfy the request, even after the
+  // reclaimer (if set) has freed what finished GPU work was holding.
   Allocation allocate(const VkMemoryRequirements& requirements, MemoryUsage usage);
+  // Called, without the pool's lock, when an allocation finds no memory: frees what it can
+  // (the Context retires finished GPU work and waits for work in flight, whose kept-alive
+  // tensors hold memory) and returns whether anything may have been freed.
+  void set_reclaimer(std::function<bool()> reclaimer);
   void free(const Allocation& allocation);
   MemoryStats stats() const;
   // Every pool of the process together: used, peak used since reset_process_peak(), reserved.
@@ -88,6 +94,8 @@ class MemoryPool {
   std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUsage usage) const;
   MemoryStats stats_locked() const;
   MemoryBlock* new_block(uint32_t type_index, VkDeviceSize size);
+  // One attempt over every candidate type; an empty Allocation when none has room.
+  Allocation try_allocate_locked(VkDeviceSize size, VkDeviceSize alignment, const std::vector<uint32_t>& types);
   static bool take_from(MemoryBlock& block, VkDeviceSize size, VkDeviceSize alignment, VkDeviceSize* offset);
 
   const Device& device_;
@@ -97,6 +105,7 @@ class MemoryPool {
   uint64_t used_ = 0;  // handed out by this pool (its share of the process totals)
   bool arena_ = false;
   std::vector<VkBufferView> retired_views_;
+  std::function<bool()> reclaimer_;
   uint32_t arena_type_bits_ = 0;
   VkDeviceSize arena_alignment_ = 16;
   void note_used(VkDeviceSize size);

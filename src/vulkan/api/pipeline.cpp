@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
 
 #include "tvk/error.h"
+#include "vulkan/api/faults.h"
 #include "vulkan/api/shader_library.h"
 
 namespace tvk::vulkan {
@@ -147,7 +149,12 @@ const Pipeline& PipelineCache::get(const PipelineKey& key) {
     info.codeSize = words.size() * 4;
     info.pCode = words.data();
     VK_CHECK(vkCreateShaderModule(device_.handle(), &info, nullptr, &m.module));
-    found = modules_.emplace(key.shader, std::move(m)).first;
+    try {
+      found = modules_.emplace(key.shader, std::move(m)).first;
+    } catch (...) {
+      vkDestroyShaderModule(device_.handle(), m.module, nullptr);
+      throw;
+    }
   }
   const Module& shader = found->second;
   TVK_CHECK(shader.interface.bindings.size() == key.buffers, "shader ", key.shader, " declares ",
@@ -169,8 +176,16 @@ const Pipeline& PipelineCache::get(const PipelineKey& key) {
   info.layout = layout;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VK_CHECK(vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &pipeline));
+  // From here the pipeline has an owner whatever throws: the Pipeline object, or this handler.
+  std::unique_ptr<Pipeline> owned;
+  try {
+    if (faults::hit(faults::Point::PipelineInsert)) throw std::bad_alloc();
+    owned = std::make_unique<Pipeline>(device_.handle(), pipeline, layout, set_layout, key, shader.interface);
+  } catch (...) {
+    vkDestroyPipeline(device_.handle(), pipeline, nullptr);
+    throw;
+  }
   ++created_;
-  auto owned = std::make_unique<Pipeline>(device_.handle(), pipeline, layout, set_layout, key, shader.interface);
   return *(pipelines_[key] = std::move(owned));
 }
 

@@ -58,14 +58,16 @@ void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const
   }
   std::array<uint32_t, 3> groups;
   for (int i = 0; i < 3; ++i) groups[i] = (l.global[i] + l.local[i] - 1) / l.local[i];
-  CommandStream& stream = ctx.stream();
-  const ops::OpEntry* op = ops::current_op();
-  stream.dispatch(pipeline, bindings, params, params_bytes, groups, op ? op->schema.name.c_str() : nullptr);
   // A capture's arena outlives what it recorded, and its ranges may be reused once a tensor
   // dies (that is its memory plan); everything else must live as long as the work.
   const bool capturing = CommandStream::current_capture() != nullptr;
+  std::vector<std::shared_ptr<const void>> keep;
+  keep.reserve(tensors.size());
   for (const Binding& b : tensors)
-    if (!capturing || !storage_of(b.tensor).buffer().in_arena()) stream.keep_alive(b.tensor.storage());
+    if (!capturing || !storage_of(b.tensor).buffer().in_arena()) keep.push_back(b.tensor.storage());
+  const ops::OpEntry* op = ops::current_op();
+  ctx.stream().dispatch(pipeline, bindings, params, params_bytes, groups, op ? op->schema.name.c_str() : nullptr,
+                        std::move(keep));
 }
 
 namespace {
