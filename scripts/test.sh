@@ -2,6 +2,12 @@
 # Installs what is missing, builds tvk in its default configuration and in the other build
 # switches CI covers, and runs every test on the default Vulkan device (lavapipe here) with the
 # Khronos validation layer on. Ends with ctest's summary of the default build.
+#
+# scripts/test.sh --sanitize: instead, builds everything under AddressSanitizer (with
+# LeakSanitizer) and UndefinedBehaviorSanitizer in build-asan/ and runs the C++ and CLI tests
+# there (not the slow ones; not Python, Java, install or the user guide, which load the library
+# into programs built without the sanitizers). Leaks inside the Vulkan driver, the validation
+# layer and the loader are suppressed (tests/sanitize/lsan.supp); tvk's own are not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,6 +28,19 @@ configure_and_build() {  # dir, cmake args...
     { cat "$dir/configure.log"; return 1; }
   cmake --build "$dir" -j"$jobs"
 }
+
+if [[ "${1:-}" == --sanitize ]]; then
+  echo "== sanitizer build (ASan + LSan + UBSan)"
+  configure_and_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTVK_SANITIZE=ON -DTVK_BUILD_PYTHON=OFF \
+    -DTVK_BUILD_JAVA=OFF
+  cd build-asan
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
+  export LSAN_OPTIONS=suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export TVK_CACHE_DIR="$root/build-asan/cache"
+  ctest --output-on-failure -j"$jobs" -LE "slow|python|java|install|docs" --timeout 3600
+  exit
+fi
 
 # The other build switches: each builds and passes the unit tests.
 if [[ "${TVK_TEST_VARIANTS:-1}" != 0 ]]; then
