@@ -159,6 +159,12 @@ def generate(torch, c):
         for name in unary:
             c.add(f"aten::{name}", x)
             c.add(f"aten::{name}_", x)
+        for name in ["neg", "exp"]:
+            c.add(f"aten::{name}", x)
+            c.add(f"aten::{name}_", x)
+        for name in ["sqrt", "rsqrt"]:  # on positive inputs
+            c.add(f"aten::{name}", x.abs() + 0.1)
+            c.add(f"aten::{name}_", x.abs() + 0.1)
         c.add("aten::gelu", x, "none")
         c.add("aten::gelu", x, "tanh")
         c.add("aten::clamp", x, -0.5, 1.25)

@@ -1,5 +1,5 @@
 // Activations and clamps: relu, relu6, clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid,
-// silu, gelu (and in-place forms).
+// silu, gelu; neg, exp, sqrt, rsqrt (and in-place forms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -69,6 +69,10 @@ TVK_POINTWISE(tanh, std::tanh(x))
 TVK_POINTWISE(hardswish, x * hardsigmoidf(x))
 TVK_POINTWISE(hardsigmoid, hardsigmoidf(x))
 TVK_POINTWISE(silu, x * sigmoidf(x))
+TVK_POINTWISE(neg, -x)
+TVK_POINTWISE(exp, std::exp(x))
+TVK_POINTWISE(sqrt, std::sqrt(x))
+TVK_POINTWISE(rsqrt, 1.f / std::sqrt(x))
 #undef TVK_POINTWISE
 
 Tensor gelu(const Tensor& self, std::string approximate) {
@@ -104,6 +108,14 @@ TVK_REGISTER_OP("aten::hardsigmoid(Tensor self) -> Tensor", hardsigmoid);
 TVK_REGISTER_OP("aten::hardsigmoid_(Tensor(a!) self) -> Tensor(a!)", hardsigmoid_);
 TVK_REGISTER_OP("aten::silu(Tensor self) -> Tensor", silu);
 TVK_REGISTER_OP("aten::silu_(Tensor(a!) self) -> Tensor(a!)", silu_);
+TVK_REGISTER_OP("aten::neg(Tensor self) -> Tensor", neg);
+TVK_REGISTER_OP("aten::neg_(Tensor(a!) self) -> Tensor(a!)", neg_);
+TVK_REGISTER_OP("aten::exp(Tensor self) -> Tensor", exp);
+TVK_REGISTER_OP("aten::exp_(Tensor(a!) self) -> Tensor(a!)", exp_);
+TVK_REGISTER_OP("aten::sqrt(Tensor self) -> Tensor", sqrt);
+TVK_REGISTER_OP("aten::sqrt_(Tensor(a!) self) -> Tensor(a!)", sqrt_);
+TVK_REGISTER_OP("aten::rsqrt(Tensor self) -> Tensor", rsqrt);
+TVK_REGISTER_OP("aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)", rsqrt_);
 TVK_REGISTER_OP("aten::gelu(Tensor self, *, str approximate='none') -> Tensor", gelu);
 
 }  // namespace tvk::ops::cpu

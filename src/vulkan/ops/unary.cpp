@@ -1,5 +1,6 @@
 // Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations (relu, relu6,
-// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), clamps and scalar arithmetic. In-place
+// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), neg, exp, sqrt, rsqrt, clamps and scalar
+// arithmetic. In-place
 // forms bind the same buffer as input and output.
 #include <limits>
 
@@ -12,7 +13,8 @@ namespace {
 // Must match the constants in unary.glsl.
 enum UnaryOp : uint32_t {
   kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
-  kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kGeluTanh = 15,
+  kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kNeg = 11, kExp = 12, kSqrt = 13, kRsqrt = 14,
+  kGeluTanh = 15,
 };
 
 struct UnaryParams {
@@ -84,6 +86,10 @@ TVK_VULKAN_POINTWISE(tanh, kTanh)
 TVK_VULKAN_POINTWISE(hardswish, kHardswish)
 TVK_VULKAN_POINTWISE(hardsigmoid, kHardsigmoid)
 TVK_VULKAN_POINTWISE(silu, kSilu)
+TVK_VULKAN_POINTWISE(neg, kNeg)
+TVK_VULKAN_POINTWISE(exp, kExp)
+TVK_VULKAN_POINTWISE(sqrt, kSqrt)
+TVK_VULKAN_POINTWISE(rsqrt, kRsqrt)
 #undef TVK_VULKAN_POINTWISE
 
 Tensor gelu(const Tensor& self, std::string approximate) {
@@ -121,6 +127,14 @@ TVK_REGISTER_VULKAN_KERNEL("aten::hardsigmoid", hardsigmoid);
 TVK_REGISTER_VULKAN_KERNEL("aten::hardsigmoid_", hardsigmoid_);
 TVK_REGISTER_VULKAN_KERNEL("aten::silu", silu);
 TVK_REGISTER_VULKAN_KERNEL("aten::silu_", silu_);
+TVK_REGISTER_VULKAN_KERNEL("aten::neg", neg);
+TVK_REGISTER_VULKAN_KERNEL("aten::neg_", neg_);
+TVK_REGISTER_VULKAN_KERNEL("aten::exp", exp);
+TVK_REGISTER_VULKAN_KERNEL("aten::exp_", exp_);
+TVK_REGISTER_VULKAN_KERNEL("aten::sqrt", sqrt);
+TVK_REGISTER_VULKAN_KERNEL("aten::sqrt_", sqrt_);
+TVK_REGISTER_VULKAN_KERNEL("aten::rsqrt", rsqrt);
+TVK_REGISTER_VULKAN_KERNEL("aten::rsqrt_", rsqrt_);
 TVK_REGISTER_VULKAN_KERNEL("aten::gelu", gelu);
 
 }  // namespace tvk::vulkan
