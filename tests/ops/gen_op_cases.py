@@ -165,6 +165,10 @@ def generate(torch, c):
         for name in ["sqrt", "rsqrt"]:  # on positive inputs
             c.add(f"aten::{name}", x.abs() + 0.1)
             c.add(f"aten::{name}_", x.abs() + 0.1)
+        c.add("aten::clamp_min", x, 0.25)
+        c.add("aten::clamp_min_", x, -0.5)
+        for e in [2, 3, 0.5, -1, 0, 1.5]:  # negative bases: NaN for 0.5 and 1.5, as torch gives
+            c.add("aten::pow.Tensor_Scalar", x, e)
         c.add("aten::gelu", x, "none")
         c.add("aten::gelu", x, "tanh")
         c.add("aten::clamp", x, -0.5, 1.25)

@@ -1,5 +1,5 @@
 // Activations and clamps: relu, relu6, clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid,
-// silu, gelu; neg, exp, sqrt, rsqrt (and in-place forms).
+// silu, gelu; neg, exp, sqrt, rsqrt, pow with a scalar exponent (and in-place forms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,6 +29,18 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar
   const float hi = max ? static_cast<float>(*max) : std::numeric_limits<float>::infinity();
   return map_float(self, [lo, hi](float x) { return clampf(x, lo, hi); });
 }
+Tensor clamp_min(const Tensor& self, Scalar min) { return clamp(self, min, std::nullopt); }
+Tensor clamp_min_(const Tensor& self, Scalar min);
+
+// x ** exponent as PyTorch computes it for floats: std::pow (a negative base with a
+// non-integer exponent gives NaN, 0 ** 0 is 1).
+Tensor pow_scalar(const Tensor& self, Scalar exponent) {
+  check_float("aten::pow", self);
+  const double e = exponent;
+  if (e == 2.0) return map_float(self, [](float x) { return x * x; });
+  return map_float(self, [e](float x) { return static_cast<float>(std::pow(static_cast<double>(x), e)); });
+}
+
 Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   check_float("aten::clamp_", self);
   TVK_CHECK(min || max, "aten::clamp_: at least one of 'min' or 'max' must not be None");
@@ -37,6 +49,7 @@ Tensor clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scala
   apply_float(self, [lo, hi](float x) { return clampf(x, lo, hi); });
   return self;
 }
+Tensor clamp_min_(const Tensor& self, Scalar min) { return clamp_(self, min, std::nullopt); }
 Tensor hardtanh(const Tensor& self, Scalar min_val, Scalar max_val) {
   check_float("aten::hardtanh", self);
   const float lo = static_cast<float>(min_val), hi = static_cast<float>(max_val);
@@ -93,6 +106,9 @@ TVK_REGISTER_OP("aten::relu(Tensor self) -> Tensor", relu);
 TVK_REGISTER_OP("aten::relu_(Tensor(a!) self) -> Tensor(a!)", relu_);
 TVK_REGISTER_OP("aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clamp);
 TVK_REGISTER_OP("aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", clamp_);
+TVK_REGISTER_OP("aten::clamp_min(Tensor self, Scalar min) -> Tensor", clamp_min);
+TVK_REGISTER_OP("aten::clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)", clamp_min_);
+TVK_REGISTER_OP("aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", pow_scalar);
 TVK_REGISTER_OP("aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", hardtanh);
 TVK_REGISTER_OP("aten::hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)", hardtanh_);
 

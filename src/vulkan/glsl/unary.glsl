@@ -8,13 +8,13 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer In { float x[]; };
 layout(push_constant) uniform Params {
   uint numel;
-  float p0;  // clamp/hardtanh min, scalar operand
+  float p0;  // clamp/hardtanh min, scalar operand, exponent
   float p1;  // clamp/hardtanh max, alpha
 };
 
 const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH = 5, HARDSWISH = 6,
           HARDSIGMOID = 7, SILU = 8, GELU = 9, RELU6 = 10, NEG = 11, EXP = 12, SQRT = 13, RSQRT = 14,
-          GELU_TANH = 15;
+          GELU_TANH = 15, POW = 16;
 
 // Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
 float erf_approx(float z) {
@@ -48,6 +48,13 @@ void main() {
   else if (OP == NEG) r = -v;
   else if (OP == EXP) r = exp(v);
   else if (OP == SQRT) r = sqrt(v);
+  else if (OP == POW) {
+    // As std::pow: GLSL's pow is undefined for a negative base, and for 0 ** 0.
+    float a = p0 == 2.0 ? v * v : (p0 == 0.0 ? 1.0 : pow(abs(v), p0));
+    bool integral = floor(p0) == p0;
+    if (v < 0.0 && p0 != 2.0 && p0 != 0.0) r = integral ? (mod(p0, 2.0) == 1.0 ? -a : a) : uintBitsToFloat(0x7fc00000u);
+    else r = a;
+  }
   else r = inversesqrt(v);
   y[i] = r;
 }

@@ -1,6 +1,6 @@
 // Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations (relu, relu6,
-// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), neg, exp, sqrt, rsqrt, clamps and scalar
-// arithmetic. In-place
+// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), neg, exp, sqrt, rsqrt, pow with a scalar
+// exponent, clamps and scalar arithmetic. In-place
 // forms bind the same buffer as input and output.
 #include <limits>
 
@@ -14,7 +14,7 @@ namespace {
 enum UnaryOp : uint32_t {
   kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
   kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kNeg = 11, kExp = 12, kSqrt = 13, kRsqrt = 14,
-  kGeluTanh = 15,
+  kGeluTanh = 15, kPow = 16,
 };
 
 struct UnaryParams {
@@ -69,6 +69,15 @@ Tensor mul_scalar_(const Tensor& self, ops::Scalar other) {
 }
 Tensor div_scalar_(const Tensor& self, ops::Scalar other) {
   return unary("aten::div_", kMulScalar, self, true, static_cast<float>(1.0 / other));
+}
+Tensor clamp_min(const Tensor& self, ops::Scalar min) {
+  return unary("aten::clamp_min", kClamp, self, false, static_cast<float>(min), kInf);
+}
+Tensor clamp_min_(const Tensor& self, ops::Scalar min) {
+  return unary("aten::clamp_min_", kClamp, self, true, static_cast<float>(min), kInf);
+}
+Tensor pow_scalar(const Tensor& self, ops::Scalar exponent) {
+  return unary("aten::pow", kPow, self, false, static_cast<float>(exponent));
 }
 Tensor clamp_(const Tensor& self, std::optional<ops::Scalar> min, std::optional<ops::Scalar> max) {
   TVK_CHECK(min || max, "aten::clamp_: at least one of 'min' or 'max' must not be None");
@@ -127,6 +136,9 @@ TVK_REGISTER_VULKAN_KERNEL("aten::hardsigmoid", hardsigmoid);
 TVK_REGISTER_VULKAN_KERNEL("aten::hardsigmoid_", hardsigmoid_);
 TVK_REGISTER_VULKAN_KERNEL("aten::silu", silu);
 TVK_REGISTER_VULKAN_KERNEL("aten::silu_", silu_);
+TVK_REGISTER_VULKAN_KERNEL("aten::clamp_min", clamp_min);
+TVK_REGISTER_VULKAN_KERNEL("aten::clamp_min_", clamp_min_);
+TVK_REGISTER_VULKAN_KERNEL("aten::pow.Tensor_Scalar", pow_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::neg", neg);
 TVK_REGISTER_VULKAN_KERNEL("aten::neg_", neg_);
 TVK_REGISTER_VULKAN_KERNEL("aten::exp", exp);
