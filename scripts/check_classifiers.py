@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Every torchvision classifier through tvk, as a new user would try it: random weights,
-torch.jit.script + torch.jit.save, then `tvk run` on the CPU and on Vulkan, and `tvk optimize`
-+ `tvk run`, each output compared with torch's. Prints a markdown table (docs/models.md).
+"""Every torchvision classifier, and the mobile segmentation models, through tvk, as a new user
+would try them: random weights (batch norms with random statistics), torch.jit.script +
+torch.jit.save, then `tvk run` on the CPU and on Vulkan, and `tvk optimize` + `tvk run`, each
+output compared with torch's (a segmentation model's "out"). Prints a markdown table
+(docs/models.md).
 
     scripts/check_classifiers.py --tvk build/tvk [--models a,b] [--workdir DIR] [--timeout S]
 """
@@ -21,17 +23,31 @@ MODELS = [
     "inception_v3", "maxvit_t", "mnasnet0_5", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small",
     "regnet_x_400mf", "regnet_y_400mf", "resnet18", "resnet50", "resnext50_32x4d", "shufflenet_v2_x0_5",
     "squeezenet1_1", "swin_t", "vgg11", "vit_b_16", "wide_resnet50_2",
+    "lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large", "fcn_resnet50",
 ]
+SEGMENTATION = ("lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large", "fcn_resnet50")
 
 
 def build(name):
     kwargs = {"aux_logits": False, "init_weights": False} if name in ("googlenet", "inception_v3") else {}
-    fn = getattr(torchvision.models, name, None)
+    if name in SEGMENTATION:
+        fn = getattr(torchvision.models.segmentation, name, None)
+        kwargs = {"weights": None, "weights_backbone": None}
+    else:
+        fn = getattr(torchvision.models, name, None)
     if fn is None:
         return None
     model = fn(**kwargs).eval()
-    # Zero-initialised layers (vit_b_16's head) would make every output 0 and hide any error.
+    # Zero-initialised layers (vit_b_16's head) would make every output 0 and hide any error,
+    # and fresh batch norms are identities that would hide a wrong fold.
+    g = torch.Generator().manual_seed(2)
     with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.2, 0.2, generator=g)
+                m.running_var.uniform_(0.5, 1.5, generator=g)
+                m.weight.uniform_(0.5, 1.5, generator=g)
+                m.bias.uniform_(-0.2, 0.2, generator=g)
         for m in model.modules():
             if isinstance(m, torch.nn.Linear) and not m.weight.any():
                 m.weight.normal_(0, 0.02)
@@ -43,6 +59,8 @@ def build(name):
 def first_tensor(out):
     if isinstance(out, torch.Tensor):
         return out
+    if isinstance(out, dict):
+        return first_tensor(out["out"])
     return first_tensor(out[0])
 
 

@@ -122,6 +122,11 @@ IValue to_device(const IValue& v, Device device) {
     for (auto& field : moved->attributes) field.second = to_device(field.second, device);
     return IValue(std::move(moved));
   }
+  if (v.isDict()) {
+    auto moved = std::make_shared<Dict>(*v.toDict());
+    for (auto& item : moved->items) item.second = to_device(item.second, device);
+    return IValue(std::move(moved));
+  }
   return v;
 }
 

@@ -118,4 +118,38 @@ Upsample2dParams upsample_nearest2d_vec_params(const Tensor& input, const std::o
   return upsample_nearest2d_params(input, size, (*scale_factors)[0], (*scale_factors)[1]);
 }
 
+namespace {
+// PyTorch's area_pixel_compute_scale for linear modes.
+float linear_ratio(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f;
+  if (scale && *scale > 0) return static_cast<float>(1.0 / *scale);
+  return static_cast<float>(in) / static_cast<float>(out);
+}
+}  // namespace
+
+Upsample2dParams upsample_bilinear2d_params(const Tensor& input, const IntList& output_size, bool align_corners,
+                                            std::optional<double> scale_h, std::optional<double> scale_w) {
+  const char* op = "aten::upsample_bilinear2d";
+  check_rank(op, input, 4, 4, "(N, C, H, W)");
+  Upsample2dParams p = upsample_nearest2d_params(input, output_size, std::nullopt, std::nullopt);
+  p.align_corners = align_corners;
+  p.ratio_h = linear_ratio(p.in_h, p.out_h, align_corners, scale_h);
+  p.ratio_w = linear_ratio(p.in_w, p.out_w, align_corners, scale_w);
+  return p;
+}
+
+Upsample2dParams upsample_bilinear2d_vec_params(const Tensor& input, const std::optional<IntList>& output_size,
+                                                bool align_corners,
+                                                const std::optional<std::vector<double>>& scale_factors) {
+  const char* op = "aten::upsample_bilinear2d.vec";
+  check_rank(op, input, 4, 4, "(N, C, H, W)");
+  TVK_CHECK(output_size.has_value() != scale_factors.has_value(), op,
+            ": exactly one of output_size and scale_factors must be given");
+  if (output_size) return upsample_bilinear2d_params(input, *output_size, align_corners, std::nullopt, std::nullopt);
+  TVK_CHECK(scale_factors->size() == 2, op, ": scale_factors must have 2 values, got ", scale_factors->size());
+  const IntList size{static_cast<int64_t>(static_cast<double>(input.sizes()[2]) * (*scale_factors)[0]),
+                     static_cast<int64_t>(static_cast<double>(input.sizes()[3]) * (*scale_factors)[1])};
+  return upsample_bilinear2d_params(input, size, align_corners, (*scale_factors)[0], (*scale_factors)[1]);
+}
+
 }  // namespace tvk::ops

@@ -35,7 +35,10 @@ inline int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1
 
 struct Upsample2dParams {
   int64_t planes = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
-  float ratio_h = 1.f, ratio_w = 1.f;  // source index = min(floor(dst * ratio), in - 1), in float32
+  // nearest: source index = min(floor(dst * ratio), in - 1), in float32. bilinear: source
+  // coordinate = dst * ratio (align_corners) or max(ratio * (dst + 0.5) - 0.5, 0), in float32.
+  float ratio_h = 1.f, ratio_w = 1.f;
+  bool align_corners = false;  // bilinear only
   IntList out_sizes;
 };
 // upsample_nearest2d: output_size with optional scales (used for the source index when > 0).
@@ -44,5 +47,12 @@ Upsample2dParams upsample_nearest2d_params(const Tensor& input, const IntList& o
 // upsample_nearest2d.vec: exactly one of output_size / scale_factors.
 Upsample2dParams upsample_nearest2d_vec_params(const Tensor& input, const std::optional<IntList>& output_size,
                                                const std::optional<std::vector<double>>& scale_factors);
+
+// upsample_bilinear2d (and .vec): as the nearest forms, with PyTorch's linear source coordinates.
+Upsample2dParams upsample_bilinear2d_params(const Tensor& input, const IntList& output_size, bool align_corners,
+                                            std::optional<double> scale_h, std::optional<double> scale_w);
+Upsample2dParams upsample_bilinear2d_vec_params(const Tensor& input, const std::optional<IntList>& output_size,
+                                                bool align_corners,
+                                                const std::optional<std::vector<double>>& scale_factors);
 
 }  // namespace tvk::ops

@@ -10,7 +10,7 @@ kept in the repository; the code inside them is the same as the full models'.
 import argparse
 import os
 import sys
-from typing import NamedTuple, Optional
+from typing import Dict, NamedTuple, Optional
 
 import numpy as np
 import torch
@@ -113,6 +113,41 @@ class Attention(torch.nn.Module):
         return self.head((t + a)[:, 0])
 
 
+class Segmentation(torch.nn.Module):
+    """The torchvision segmentation models in miniature: a backbone whose intermediate features
+    are gathered in a dict under names (IntermediateLayerGetter), a head that upsamples its
+    coarse scores bilinearly to the input's size, and a dict output {"out": ..., "aux": ...}."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, stride=2, padding=1), torch.nn.BatchNorm2d(16),
+                                        torch.nn.ReLU())
+        self.deep = torch.nn.Sequential(torch.nn.Conv2d(16, 24, 3, stride=2, padding=1), torch.nn.BatchNorm2d(24),
+                                        torch.nn.ReLU(), torch.nn.Conv2d(24, 24, 3, padding=1))
+        self.return_layers = {"stem": "low", "deep": "high"}
+        self.low_classifier = torch.nn.Conv2d(16, 5, 1)
+        self.high_classifier = torch.nn.Conv2d(24, 5, 1)
+
+    def forward(self, x):
+        features: Dict[str, torch.Tensor] = {}
+        y = self.stem(x)
+        if "stem" in self.return_layers:
+            features[self.return_layers["stem"]] = y
+        y = self.deep(y)
+        if "deep" in self.return_layers:
+            features[self.return_layers["deep"]] = y
+        high = torch.nn.functional.interpolate(self.high_classifier(features["high"]),
+                                               size=features["low"].shape[-2:], mode="bilinear", align_corners=False)
+        out = self.low_classifier(features["low"]) + high
+        result: Dict[str, torch.Tensor] = {}
+        result["out"] = torch.nn.functional.interpolate(out, size=x.shape[-2:], mode="bilinear", align_corners=False)
+        # (interpolate's scale_factor form walks range(input.dim() - 2), which the optimizer cannot
+        # freeze yet; torchvision's models give sizes.)
+        result["aux"] = torch.nn.functional.interpolate(high, size=[high.shape[-2] * 2, high.shape[-1] * 2],
+                                                        mode="bilinear", align_corners=True)
+        return result
+
+
 class Outputs(NamedTuple):
     logits: torch.Tensor
     aux: Optional[torch.Tensor]
@@ -191,7 +226,7 @@ class FallbackMix(torch.nn.Module):
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
 SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags",
-                  "attention")
+                  "attention", "segmentation")
 
 # Models that must fail cleanly: written as scripts, with no expected output.
 HOSTILE = {"hostile_view": HostileView}
@@ -223,6 +258,8 @@ def build(name, small):
         return TorchFlags()
     if name == "attention":
         return Attention()
+    if name == "segmentation":
+        return Segmentation()
     raise SystemExit("unknown model " + name)
 
 
@@ -243,6 +280,8 @@ def flatten(out):
         return []
     if isinstance(out, torch.Tensor):
         return [out]
+    if isinstance(out, dict):
+        out = list(out.values())  # insertion order, as tvk's dicts
     result = []
     for o in out:
         result.extend(flatten(o))
@@ -254,7 +293,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,xnnpack,hostile_view,fallback_mix"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,xnnpack,hostile_view,fallback_mix"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()

@@ -17,11 +17,18 @@ inline double relative_diff(const Tensor& got, const Tensor& expected) {
   return max_abs_diff(got, expected) / max_abs(expected);
 }
 
-// forward(x) of a single-tensor model.
+// forward(x) of a single-input model: its output tensor, or the first of its tuple or dict
+// (a segmentation model's "out").
 inline Tensor run(jit::Module& m, const Tensor& x) {
   std::vector<IValue> in;
   in.emplace_back(x);
-  return m.forward(std::move(in)).toTensor();
+  IValue out = m.forward(std::move(in));
+  while (!out.isTensor()) {
+    if (out.isDict() && !out.toDict()->items.empty()) out = out.toDict()->items.front().second;
+    else if ((out.isTuple() || out.isList()) && !out.toList().empty()) out = out.toList().front();
+    else return out.toTensor();  // throws, naming what the model returned
+  }
+  return out.toTensor();
 }
 
 }  // namespace tvk::testing_support

@@ -28,6 +28,9 @@ std::vector<Tensor> flatten(const IValue& v) {
   else if (v.isObject() && v.toObject()->named_tuple)
     for (const auto& field : v.toObject()->attributes)
       for (const Tensor& t : flatten(field.second)) out.push_back(t);
+  else if (v.isDict())
+    for (const auto& item : v.toDict()->items)
+      for (const Tensor& t : flatten(item.second)) out.push_back(t);
   return out;
 }
 
@@ -91,6 +94,7 @@ std::vector<ModelCase> all_cases() {
     cases.push_back({"torch113", "dense_shuffle", "script", d});  // issue 10: densenet, shufflenet
     cases.push_back({"torch113", "torch_flags", "script", d});    // issue 10: vit's attention asks these
     cases.push_back({"torch113", "attention", "script", d});      // issue 10: vit's multi-head attention
+    cases.push_back({"torch113", "segmentation", "script", d});   // issue 10: dict outputs, bilinear
     cases.push_back({"torch113", "xnnpack", "script", d});        // issue 11: CPU-prepacked contexts
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});

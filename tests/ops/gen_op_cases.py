@@ -335,6 +335,16 @@ def generate(torch, c):
         c.add("aten::upsample_nearest2d.vec", r(xs), size, scales)
     c.error("aten::upsample_nearest2d.vec", r(1, 3, 4, 4), None, None)
     c.error("aten::upsample_nearest2d.vec", r(1, 3, 4, 4), [8, 8], [2.0, 2.0])
+    # Bilinear (segmentation heads), both corner conventions, up and down, with and without scales.
+    for align in (False, True):
+        for xs, size, sh, sw in upsample:
+            c.add("aten::upsample_bilinear2d", r(xs), size, align, sh, sw)
+        for xs, size, scales in vec:
+            c.add("aten::upsample_bilinear2d.vec", r(xs), size, align, scales)
+    c.add("aten::upsample_bilinear2d", r(1, 2, 1, 1), [3, 4], True)  # one source pixel
+    c.add("aten::upsample_bilinear2d", r(1, 2, 5, 6), [1, 1], True)  # one output pixel
+    c.error("aten::upsample_bilinear2d.vec", r(1, 3, 4, 4), None, False, None)
+    c.error("aten::upsample_bilinear2d", r(3, 4, 4), [8, 8], False)
 
     # ---- matrix products ----
     mm_shapes = [(1, 1, 1), (3, 5, 7), (1, 13, 9), (8, 16, 4), (17, 3, 11), (2, 64, 3), (5, 1, 6), (9, 10, 1),

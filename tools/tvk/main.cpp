@@ -71,8 +71,8 @@ int cmd_ops() {
   return 0;
 }
 
-// Tensors of an output value, flattened in order from nested tuples, lists and NamedTuples
-// (one output per field; None fields have none). `names` gets each tensor's path, e.g.
+// Tensors of an output value, flattened in order from nested tuples, lists, NamedTuples and
+// dicts (one output per field or key; None fields have none). `names` gets each tensor's path, e.g.
 // "logits" for a NamedTuple field, "1" for a tuple's second element, "" for a lone tensor.
 void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::vector<std::string>* names = nullptr,
                      const std::string& path = "") {
@@ -85,6 +85,11 @@ void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::v
     for (size_t i = 0; i < items.size(); ++i) flatten_outputs(items[i], out, names, join(std::to_string(i)));
   } else if (v.isObject() && v.toObject()->named_tuple) {
     for (const auto& [field, value] : v.toObject()->attributes) flatten_outputs(value, out, names, join(field));
+  } else if (v.isDict()) {
+    // In insertion order, named by key (segmentation models return {"out": ..., "aux": ...}).
+    for (const auto& [key, value] : v.toDict()->items)
+      flatten_outputs(value, out, names,
+                      join(key.isString() ? key.toStringRef() : key.isInt() ? std::to_string(key.toInt()) : key.tag_name()));
   } else if (!v.isNone()) {
     throw tvk::Error(std::string("the model returned a ") + v.tag_name() + ", which has no .npy form");
   }

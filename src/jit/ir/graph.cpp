@@ -32,6 +32,7 @@ std::string Node::describe() const {
     case NodeKind::ListConstruct: return "prim::ListConstruct";
     case NodeKind::TupleConstruct: return "prim::TupleConstruct";
     case NodeKind::NamedTupleConstruct: return "prim::NamedTupleConstruct " + name;
+    case NodeKind::DictConstruct: return "prim::DictConstruct";
     case NodeKind::TupleIndex: return "prim::TupleIndex";
     case NodeKind::If: return "prim::If";
     case NodeKind::Raise: return "prim::RaiseException";

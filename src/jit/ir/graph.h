@@ -42,6 +42,7 @@ enum class NodeKind {
   ListConstruct,   // [args...]
   TupleConstruct,  // (args...)
   NamedTupleConstruct,  // name(args...): a NamedTuple of class `name` whose fields are `fields`
+  DictConstruct,   // {args[0]: args[1], args[2]: args[3], ...}, keys constant, in insertion order
   TupleIndex,      // args[0][index]
   If,              // blocks[0] if args[0] else blocks[1]; outputs = the taken block's outputs
   Raise,           // raise ScriptException(python_class, args[0])

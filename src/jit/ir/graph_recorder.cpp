@@ -85,6 +85,9 @@ bool GraphRecorder::is_dynamic(const IValue& v) {
   if (v.isObject() && v.toObject()->named_tuple)
     for (const auto& field : v.toObject()->attributes)
       if (is_dynamic(field.second)) return true;
+  if (v.isDict())
+    for (const auto& item : v.toDict()->items)
+      if (is_dynamic(item.second)) return true;
   return false;
 }
 
@@ -137,6 +140,18 @@ Arg GraphRecorder::to_arg(const IValue& v) {
     node->kind = v.isList() ? NodeKind::ListConstruct : NodeKind::TupleConstruct;
     for (const IValue& e : v.toList()) node->args.push_back(to_arg(e));
     Value* out = graph_.new_value(v.isList() ? ValueType::List : ValueType::Tuple);
+    node->outputs.push_back(out);
+    append(std::move(node));
+    return Arg::of(out);
+  }
+  if (v.isDict() && is_dynamic(v)) {
+    auto node = std::make_unique<Node>();
+    node->kind = NodeKind::DictConstruct;
+    for (const auto& [key, value] : v.toDict()->items) {
+      node->args.push_back(Arg::of(key));
+      node->args.push_back(to_arg(value));
+    }
+    Value* out = graph_.new_value(ValueType::Any);
     node->outputs.push_back(out);
     append(std::move(node));
     return Arg::of(out);

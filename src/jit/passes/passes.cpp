@@ -401,7 +401,8 @@ int insert_backend_transfers(Graph& g, Device device) {
   for (Arg& out : g.outputs()) {
     if (out.is_value() && out.value->producer &&
         (out.value->producer->kind == NodeKind::TupleConstruct || out.value->producer->kind == NodeKind::ListConstruct ||
-         out.value->producer->kind == NodeKind::NamedTupleConstruct)) {
+         out.value->producer->kind == NodeKind::NamedTupleConstruct ||
+         out.value->producer->kind == NodeKind::DictConstruct)) {
       Node* construct = out.value->producer;
       for (Arg& element : construct->args) {
         if (!element.is_value() || element.value->type != ValueType::Tensor) continue;

@@ -393,6 +393,22 @@ const std::unordered_map<std::string, Builtin>& table() {
       } else return false;
       return true;
     };
+    // dict(): an empty dict; dict(d): a copy; dict(pairs): from a list of (key, value) tuples.
+    t["dict"] = [](Stack& a, IValue* out) {
+      auto dict = std::make_shared<Dict>();
+      if (a.size() == 1 && a[0].isDict()) {
+        dict->items = a[0].toDict()->items;
+      } else if (a.size() == 1 && a[0].isList()) {
+        for (const IValue& pair : a[0].toList()) {
+          if (!pair.isTuple() || pair.toList().size() != 2) throw Error("dict(): each item must be a (key, value) pair");
+          dict->set(pair.toList()[0], pair.toList()[1]);
+        }
+      } else if (!a.empty()) {
+        return false;
+      }
+      *out = IValue(dict);
+      return true;
+    };
     t["keys"] = [](Stack& a, IValue* out) {
       if (a.size() != 1 || !a[0].isDict()) return false;
       List keys;

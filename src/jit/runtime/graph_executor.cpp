@@ -122,6 +122,11 @@ IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool
     for (auto& field : fields->attributes) field.second = materialize(field.second, to_cpu, all_to_cpu, downloads);
     return IValue(std::move(fields));
   }
+  if (v.isDict()) {
+    auto dict = std::make_shared<Dict>(*v.toDict());
+    for (auto& item : dict->items) item.second = materialize(item.second, to_cpu, all_to_cpu, downloads);
+    return IValue(std::move(dict));
+  }
   return v;
 }
 // Records the copies of the device tensors materialize() will bring to the CPU.
@@ -138,6 +143,8 @@ void record_downloads(const IValue& v, const std::set<const Storage*>& to_cpu, b
     for (const IValue& e : v.toList()) record_downloads(e, to_cpu, all_to_cpu, capture, downloads);
   if (v.isObject() && v.toObject()->named_tuple)
     for (const auto& field : v.toObject()->attributes) record_downloads(field.second, to_cpu, all_to_cpu, capture, downloads);
+  if (v.isDict())
+    for (const auto& item : v.toDict()->items) record_downloads(item.second, to_cpu, all_to_cpu, capture, downloads);
 }
 }  // namespace
 
@@ -181,7 +188,8 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph) : graph_(std::m
     for (const Arg& a : n->args)
       if (a.is_value()) ++uses[a.value->id];
   for (const auto& n : graph_->top().nodes) {
-    if ((n->kind == NodeKind::TupleConstruct || n->kind == NodeKind::ListConstruct) &&
+    if ((n->kind == NodeKind::TupleConstruct || n->kind == NodeKind::ListConstruct ||
+         n->kind == NodeKind::DictConstruct) &&
         returned.count(n->outputs[0]->id) && uses[n->outputs[0]->id] == 0)
       for (const Arg& a : n->args)
         if (a.is_value() && uses[a.value->id] == 1) returned.insert(a.value->id);
@@ -257,6 +265,12 @@ void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, 
       case NodeKind::TupleConstruct:
         env[node.outputs[0]->id] = IValue::tuple(std::move(args));
         break;
+      case NodeKind::DictConstruct: {
+        auto dict = std::make_shared<Dict>();
+        for (size_t i = 0; i + 1 < args.size(); i += 2) dict->set(std::move(args[i]), std::move(args[i + 1]));
+        env[node.outputs[0]->id] = IValue(std::move(dict));
+        break;
+      }
       case NodeKind::TupleIndex: {
         const List& items = args[0].toList();
         if (node.index < 0 || node.index >= static_cast<int64_t>(items.size()))

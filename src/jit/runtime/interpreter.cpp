@@ -195,11 +195,18 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     // structure is known while freezing, only its elements are the model's values, so it grows
     // here and reaches the graph as the list its users get. Not inside a branch, which is
     // recorded whether or not it runs.
-    if ((name == "append" || name == "extend") && !args.empty() && args[0].isList() &&
-        !GraphRecorder::value_of(args[0])) {
+    // Likewise a dict the code fills under known keys (torchvision's IntermediateLayerGetter and
+    // segmentation heads: `out["out"] = x`).
+    const bool list_grows = (name == "append" || name == "extend") && !args.empty() && args[0].isList() &&
+                            !GraphRecorder::value_of(args[0]);
+    const bool dict_fills = name == "_set_item" && args.size() == 3 && args[0].isDict() &&
+                            !GraphRecorder::value_of(args[0]) && !GraphRecorder::is_dynamic(args[1]);
+    if (list_grows || dict_fills) {
       if (recorder_->in_branch())
-        fail_at(loc, "the model appends to a list in an if statement that depends on its input, which the "
-                     "optimizer cannot freeze");
+        fail_at(loc, list_grows ? "the model appends to a list in an if statement that depends on its input, which "
+                                  "the optimizer cannot freeze"
+                                : "the model fills a dict in an if statement that depends on its input, which the "
+                                  "optimizer cannot freeze");
       return call_builtin(path, args, kwargs, result);
     }
     // The device of an input tensor while freezing: the CPU, where freezing runs. Models ask it

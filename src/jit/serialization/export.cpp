@@ -189,6 +189,13 @@ void CodePrinter::print_node(const Node& n, int indent, std::ostringstream& out)
       out << pad << lhs << n.name << "(" << items << ")\n";
       return;
     }
+    case NodeKind::DictConstruct: {
+      std::string items;
+      for (size_t i = 0; i + 1 < n.args.size(); i += 2)
+        items += (i ? ", " : "") + arg(n.args[i]) + ": " + arg(n.args[i + 1]);
+      out << pad << lhs << "{" << items << "}\n";
+      return;
+    }
     case NodeKind::TupleIndex:
       out << pad << lhs << arg(n.args[0]) << "[" << n.index << "]\n";
       return;
@@ -224,6 +231,10 @@ std::string CodePrinter::type_of_output(const Arg& a) {
   if (v->type == ValueType::Str) return "str";
   const Node* p = v->producer;
   if (p && p->kind == NodeKind::NamedTupleConstruct) return p->name;
+  if (p && p->kind == NodeKind::DictConstruct && p->args.size() >= 2) {
+    const std::string key = p->args[0].is_value() ? "Any" : p->args[0].constant.isString() ? "str" : "int";
+    return "Dict[" + key + ", " + type_of_output(p->args[1]) + "]";
+  }
   if (p && (p->kind == NodeKind::TupleConstruct || p->kind == NodeKind::ListConstruct)) {
     std::string inner;
     for (size_t i = 0; i < p->args.size(); ++i) inner += (i ? ", " : "") + type_of_output(p->args[i]);

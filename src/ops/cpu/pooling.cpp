@@ -139,8 +139,54 @@ Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntList> output
   return upsample_nearest(upsample_nearest2d_vec_params(input, output_size, scale_factors), input);
 }
 
+// One axis of bilinear sampling: the two source indices and the second one's weight.
+struct LinearTap {
+  int64_t i0, i1;
+  float w1;
+};
+std::vector<LinearTap> linear_taps(int64_t in, int64_t out, float ratio, bool align_corners) {
+  std::vector<LinearTap> taps(static_cast<size_t>(out));
+  for (int64_t d = 0; d < out; ++d) {
+    float src = align_corners ? ratio * static_cast<float>(d) : ratio * (static_cast<float>(d) + 0.5f) - 0.5f;
+    if (src < 0.f) src = 0.f;
+    const auto i0 = std::min<int64_t>(static_cast<int64_t>(src), in - 1);
+    taps[static_cast<size_t>(d)] = {i0, i0 < in - 1 ? i0 + 1 : i0, src - static_cast<float>(i0)};
+  }
+  return taps;
+}
+
+Tensor upsample_bilinear(const Upsample2dParams& p, const Tensor& self) {
+  const auto ys = linear_taps(p.in_h, p.out_h, p.ratio_h, p.align_corners);
+  const auto xs = linear_taps(p.in_w, p.out_w, p.ratio_w, p.align_corners);
+  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
+    for (int64_t oy = 0; oy < p.out_h; ++oy) {
+      const LinearTap& y = ys[static_cast<size_t>(oy)];
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        const LinearTap& x = xs[static_cast<size_t>(ox)];
+        const float top = (1.f - x.w1) * in[y.i0 * p.in_w + x.i0] + x.w1 * in[y.i0 * p.in_w + x.i1];
+        const float bottom = (1.f - x.w1) * in[y.i1 * p.in_w + x.i0] + x.w1 * in[y.i1 * p.in_w + x.i1];
+        out[oy * p.out_w + ox] = (1.f - y.w1) * top + y.w1 * bottom;
+      }
+    }
+  });
+}
+Tensor upsample_bilinear2d(const Tensor& self, IntList output_size, bool align_corners, std::optional<double> scales_h,
+                           std::optional<double> scales_w) {
+  return upsample_bilinear(upsample_bilinear2d_params(self, output_size, align_corners, scales_h, scales_w), self);
+}
+Tensor upsample_bilinear2d_vec(const Tensor& input, std::optional<IntList> output_size, bool align_corners,
+                               std::optional<std::vector<double>> scale_factors) {
+  return upsample_bilinear(upsample_bilinear2d_vec_params(input, output_size, align_corners, scale_factors), input);
+}
+
 }  // namespace
 
+TVK_REGISTER_OP("aten::upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, "
+                "float? scales_h=None, float? scales_w=None) -> Tensor",
+                upsample_bilinear2d);
+TVK_REGISTER_OP("aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+                "float[]? scale_factors) -> Tensor",
+                upsample_bilinear2d_vec);
 TVK_REGISTER_OP("aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
                 "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
                 max_pool2d);

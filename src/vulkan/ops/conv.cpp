@@ -381,9 +381,13 @@ ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool 
   if (groups > 1 && in_per_group == 1 && out_c == groups) return ConvKernel::Depthwise;
   // Winograd's transforms cost a pass over the input and the output each, which the GEMM's
   // savings repay only with enough channels on both sides.
+  // The transformed weights (36 per filter tap pair) are packed through one storage binding.
   constexpr int64_t kWinogradMinChannels = 16;
+  const auto winograd_bytes = static_cast<VkDeviceSize>((kWinogradSets * in_per_group + 1) *
+                                                        ((out_c + kBlock - 1) / kBlock) * kBlock) * sizeof(float);
   if (groups == 1 && weight_sizes.at(2) == 3 && weight_sizes.at(3) == 3 && all_ones(stride) && all_ones(dilation) &&
-      out_c >= kWinogradMinChannels && in_per_group >= kWinogradMinChannels && winograd_enabled())
+      out_c >= kWinogradMinChannels && in_per_group >= kWinogradMinChannels && winograd_enabled() &&
+      winograd_bytes <= max_storage_binding())
     return ConvKernel::Winograd;
   if (groups == 1 || (out_c / groups) % kBlock == 0) return ConvKernel::Oc8;
   return ConvKernel::Direct;

@@ -105,8 +105,35 @@ Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntList> output
                   input);
 }
 
+// Must match upsample_bilinear2d.glsl.
+struct BilinearParams {
+  int32_t in_w, in_h, out_w, out_h, planes, align_corners;
+  float ratio_w, ratio_h;
+};
+
+Tensor bilinear(const char* op, const ops::Upsample2dParams& p, const Tensor& self) {
+  check_vulkan_float(op, self);
+  Tensor out = empty_vulkan(p.out_sizes);
+  const BilinearParams params{to_i32(op, p.in_w), to_i32(op, p.in_h),   to_i32(op, p.out_w),  to_i32(op, p.out_h),
+                              to_i32(op, p.planes), p.align_corners ? 1 : 0, p.ratio_w, p.ratio_h};
+  launch(grid_launch("upsample_bilinear2d", plane_grid(p.out_w, p.out_h, p.planes)), {out, texels1(self)}, params);
+  return out;
+}
+Tensor upsample_bilinear2d(const Tensor& self, IntList output_size, bool align_corners, std::optional<double> scales_h,
+                           std::optional<double> scales_w) {
+  return bilinear("aten::upsample_bilinear2d",
+                  ops::upsample_bilinear2d_params(self, output_size, align_corners, scales_h, scales_w), self);
+}
+Tensor upsample_bilinear2d_vec(const Tensor& input, std::optional<IntList> output_size, bool align_corners,
+                               std::optional<std::vector<double>> scale_factors) {
+  return bilinear("aten::upsample_bilinear2d.vec",
+                  ops::upsample_bilinear2d_vec_params(input, output_size, align_corners, scale_factors), input);
+}
+
 }  // namespace
 
+TVK_REGISTER_VULKAN_KERNEL("aten::upsample_bilinear2d", upsample_bilinear2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::upsample_bilinear2d.vec", upsample_bilinear2d_vec);
 TVK_REGISTER_VULKAN_KERNEL("aten::max_pool2d", max_pool2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::avg_pool2d", avg_pool2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::adaptive_avg_pool2d", adaptive_avg_pool2d);
