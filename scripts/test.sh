@@ -34,11 +34,12 @@ if [[ "${1:-}" == --sanitize ]]; then
   configure_and_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTVK_SANITIZE=ON -DTVK_BUILD_PYTHON=OFF \
     -DTVK_BUILD_JAVA=OFF
   cd build-asan
-  # Libraries stay loaded until the leak report (tests/sanitize/keep_libraries_loaded.c); the
-  # sanitizer runtime must come first among preloaded libraries.
+  # Libraries stay loaded until the leak report (tests/sanitize/keep_libraries_loaded.c). It is
+  # preloaded alone (the Python that tests start is not built with the sanitizers), so ASan is
+  # told not to insist on coming first.
   cc -shared -fPIC -O2 -o keep_libraries_loaded.so "$root/tests/sanitize/keep_libraries_loaded.c"
-  export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$PWD/keep_libraries_loaded.so"
-  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
+  export LD_PRELOAD="$PWD/keep_libraries_loaded.so"
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:verify_asan_link_order=0
   export LSAN_OPTIONS=suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export TVK_CACHE_DIR="$root/build-asan/cache"
