@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "ops/xnnpack_contexts.h"
@@ -269,8 +270,11 @@ int insert_prepacked_ops(Graph& g) {
 
 int fuse_clamp_into_packed_conv(Graph& g) {
   int fused = 0;
+  // The loop walks a snapshot; nodes it erases further on must not be visited (found by
+  // AddressSanitizer: a use after free when the fused clamp came later in the snapshot).
+  std::set<const Node*> erased;
   for (Node* run : g.all_nodes()) {
-    if (!run->is_op("vulkan_prepack::run_conv2d_context")) continue;
+    if (erased.count(run) || !run->is_op("vulkan_prepack::run_conv2d_context")) continue;
     const Arg& ctx = run->args[1];
     if (!ctx.is_value() || !ctx.value->producer || !ctx.value->producer->is_op("vulkan_prepack::create_conv2d_context"))
       continue;
@@ -298,6 +302,7 @@ int fuse_clamp_into_packed_conv(Graph& g) {
     create->args[6] = Arg::of(lo);
     create->args[7] = Arg::of(hi);
     g.replace_all_uses(act->outputs[0], Arg::of(run->outputs[0]));
+    erased.insert(act);
     g.erase(act);
     ++fused;
   }
@@ -306,8 +311,9 @@ int fuse_clamp_into_packed_conv(Graph& g) {
 
 int fuse_add_into_packed_conv(Graph& g) {
   int fused = 0;
+  std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
   for (Node* run : g.all_nodes()) {
-    if (!run->is_op("vulkan_prepack::run_conv2d_context")) continue;
+    if (erased.count(run) || !run->is_op("vulkan_prepack::run_conv2d_context")) continue;
     Node* add = sole_user(g, run->outputs[0]);
     if (!add || !add->is_op("aten::add.Tensor") || add->owner != run->owner) continue;
     if (add->args[2].is_value() || !add->args[2].constant.isNumber() || add->args[2].constant.toDouble() != 1.0)
@@ -342,9 +348,11 @@ int fuse_add_into_packed_conv(Graph& g) {
     g.replace_all_uses(last->outputs[0], Arg::of(made->outputs[0]));
     if (last != add) {
       g.replace_all_uses(add->outputs[0], Arg::of(made->outputs[0]));
+      erased.insert(last);
       g.erase(last);
     }
     g.replace_all_uses(run->outputs[0], Arg::of(made->outputs[0]));
+    erased.insert(add);
     g.erase(add);
     g.erase(run);
     ++fused;
