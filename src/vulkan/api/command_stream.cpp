@@ -334,15 +334,9 @@ void CommandStream::submit_locked() {
 
 bool CommandStream::reclaim_memory() {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
-  const size_t before = in_flight_.size();
-  while (!in_flight_.empty()) {
-    wait_locked(*in_flight_.front());
-    std::unique_ptr<Batch> batch = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    recycle(*batch);
-    spare_.push_back(std::move(batch));
-  }
-  return before > 0;
+  const bool any = !in_flight_.empty();
+  wait_all_locked();
+  return any;
 }
 
 void CommandStream::retire_locked() {
@@ -359,10 +353,23 @@ void CommandStream::retire_locked() {
       if (r == VK_NOT_READY) break;
       if (r != VK_SUCCESS) throw_vk_error(r, "vkGetFenceStatus", __FILE__, __LINE__);
     }
-    std::unique_ptr<Batch> batch = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    recycle(*batch);
-    spare_.push_back(std::move(batch));
+    recycle_oldest_locked();
+  }
+}
+
+void CommandStream::recycle_oldest_locked() {
+  std::unique_ptr<Batch> batch = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  recycle(*batch);
+  spare_.push_back(std::move(batch));
+}
+
+void CommandStream::wait_all_locked() {
+  while (!in_flight_.empty()) {
+    // Waited for while still in flight: if the wait throws (a timeout), the batch and what it
+    // keeps alive stay until a later wait sees the GPU finish with them.
+    wait_locked(*in_flight_.front());
+    recycle_oldest_locked();
   }
 }
 
@@ -453,15 +460,7 @@ void CommandStream::synchronize() {
   if (t_capture) break_capture();
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   submit_locked();
-  while (!in_flight_.empty()) {
-    // Waited for while still in flight: if the wait throws (a timeout), the batch and what it
-    // keeps alive stay until a later wait sees the GPU finish with them.
-    wait_locked(*in_flight_.front());
-    std::unique_ptr<Batch> batch = std::move(in_flight_.front());
-    in_flight_.pop_front();
-    recycle(*batch);
-    spare_.push_back(std::move(batch));
-  }
+  wait_all_locked();
 }
 
 Capture* CommandStream::current_capture() { return t_capture; }

@@ -188,6 +188,10 @@ class CommandStream {
   void roll_capture(Capture& capture);
   void submit_locked();
   void retire_locked();
+  // Pops the oldest batch in flight (finished) and keeps it for reuse.
+  void recycle_oldest_locked();
+  // Waits for every batch in flight, oldest first, and recycles each.
+  void wait_all_locked();
   void wait_locked(Batch& batch);
   // Waits (bounded, so a hung device is reported) for `fence`.
   void wait_fence(VkFence fence);

@@ -118,6 +118,29 @@ Tensor run_direct(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
   return out;
 }
 
+// The geometry of a pointwise GEMM for run_oc8: `batch` images of `in_c` channels over a plane
+// of `in_plane` pixels (a multiple of 4) into `out_c` channels over `out_plane` pixels (the
+// same, or fewer when the input plane was padded to whole texels).
+ops::Conv2dParams pointwise_gemm(int64_t batch, int64_t in_c, int64_t out_c, int64_t in_plane, int64_t out_plane) {
+  ops::Conv2dParams g;
+  g.stride = {1, 1};
+  g.dilation = {1, 1};
+  g.batch = batch;
+  g.in_channels = in_c;
+  g.out_channels = out_c;
+  g.in_h = g.out_h = 1;
+  g.in_w = in_plane;
+  g.out_w = out_plane;
+  g.kernel_h = g.kernel_w = 1;
+  return g;
+}
+
+// Whether a comparison switch (TVK_WINOGRAD, TVK_PW_SUBGROUP) is on: unset or anything but 0.
+bool switch_on(const char* name) {
+  const char* v = std::getenv(name);
+  return !(v && std::string(v) == "0");
+}
+
 // conv2d_oc8 over checked geometry `p`: `weight` packed by conv2d_pack (or, for Winograd, 36
 // sets of it, image n using set n / wset_images), read as `weight_format` texels.
 void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, const Tensor& weight,
@@ -195,10 +218,7 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
 bool run_pointwise_subgroup(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                             const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   // TVK_PW_SUBGROUP=0 leaves these to conv2d_oc8's split-K (to compare the two).
-  static const bool enabled = [] {
-    const char* v = std::getenv("TVK_PW_SUBGROUP");
-    return !(v && std::string(v) == "0");
-  }();
+  static const bool enabled = switch_on("TVK_PW_SUBGROUP");
   const PhysicalDeviceInfo& dev = Context::get()->device().physical();
   if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_arithmetic || dev.subgroup_size < kBlock || p.groups != 1 ||
       p.kernel_h != 1 || p.kernel_w != 1 || p.padding[0] != 0 || p.padding[1] != 0 || p.dilation[0] != 1 ||
@@ -258,16 +278,7 @@ bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input,
                      {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
                       u32(op, p.dilation[0]), u32(op, p.dilation[1])}),
          {col, texels1(input)}, params);
-  ops::Conv2dParams g;
-  g.stride = {1, 1};
-  g.dilation = {1, 1};
-  g.batch = p.batch;
-  g.in_channels = rows;
-  g.out_channels = p.out_channels;
-  g.in_h = g.out_h = 1;
-  g.in_w = plane_padded;
-  g.out_w = plane;
-  g.kernel_h = g.kernel_w = 1;
+  const ops::Conv2dParams g = pointwise_gemm(p.batch, rows, p.out_channels, plane_padded, plane);
   const IntList gemm_sizes{p.batch, p.out_channels, 1, plane};
   run_oc8(op, g, col, w.weight, w.weight_format, out.view(gemm_sizes), out_min, out_max,
           residual.defined() ? residual.view(gemm_sizes) : Tensor(), std::numeric_limits<int32_t>::max(), 1);
@@ -330,15 +341,8 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
       launch(grid_launch("conv2d_wino_in", {u32(op, tiles4), u32(op, p.in_channels), u32(op, images)}),
              {v, texels1(input)}, in);
       // The GEMM: a 1x1 convolution over [36 x images] images of in_channels x tiles4 pixels.
-      ops::Conv2dParams g;
-      g.stride = {1, 1};
-      g.dilation = {1, 1};
-      g.batch = kWinogradSets * images;
-      g.in_channels = p.in_channels;
-      g.out_channels = p.out_channels;
-      g.in_h = g.out_h = 1;
-      g.in_w = g.out_w = tiles4;
-      g.kernel_h = g.kernel_w = 1;
+      const ops::Conv2dParams g =
+          pointwise_gemm(kWinogradSets * images, p.in_channels, p.out_channels, tiles4, tiles4);
       Tensor m = empty_vulkan({g.batch, p.out_channels, 1, tiles4});
       constexpr float kInf = std::numeric_limits<float>::infinity();
       run_oc8(op, g, v.view({g.batch, p.in_channels, 1, tiles4}), w.winograd, w.winograd_format, m, -kInf, kInf,
@@ -358,10 +362,7 @@ namespace {
 // TVK_WINOGRAD=0 keeps 3x3 convolutions on the direct kernel (to compare, or to test it where
 // Winograd would be chosen); unset or 1: Winograd where it applies.
 bool winograd_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("TVK_WINOGRAD");
-    return !(v && std::string(v) == "0");
-  }();
+  static const bool enabled = switch_on("TVK_WINOGRAD");
   return enabled;
 }
 
