@@ -147,15 +147,19 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
   const Tensor w = randn({24, 16, 3, 3}, 22), b = randn({24}, 23);
   const Tensor dw = randn({16, 1, 3, 3}, 24), db = randn({16}, 25);
   const Tensor lx = randn({3, 300}, 26), lw = randn({50, 300}, 27), lb = randn({50}, 28);
+  // Batch 1, 96 channels, 1x1: conv2d_pw_split on GPUs (and under TVK_REDUCTION_SPLIT).
+  const Tensor px = randn({1, 96, 6, 6}, 29), pw = randn({20, 96, 1, 1}, 30), pb = randn({20}, 31);
   auto run_all = [&] {
     std::vector<Tensor> out;
     out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}).cpu());
     out.push_back(conv2d(x.vulkan(), dw.vulkan(), db.vulkan(), {1}, {1}, {1}, 16).cpu());
+    out.push_back(conv2d(px.vulkan(), pw.vulkan(), pb.vulkan()).cpu());
     const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
     out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu());
     return out;
   };
-  const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16), linear(lx, lw, lb)};
+  const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16),
+                                     conv2d(px, pw, pb), linear(lx, lw, lb)};
   set_vulkan_precision(Precision::FP32);
   const std::vector<Tensor> full = run_all();
   set_vulkan_precision(Precision::FP16);

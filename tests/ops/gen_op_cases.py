@@ -251,6 +251,13 @@ def generate(torch, c):
         ((2, 16, 17, 9), (16, 16, 3, 3), True, [1, 1], [2, 2], [1, 1], 1),
         ((1, 16, 34, 31), (24, 16, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
         ((2, 32, 3, 3), (17, 32, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        # GPU kernels at batch 1 (conv2d_pw_split from 64 input channels; conv2d_dw_pixel): a
+        # plane of 49 pixels and a partial channel block, more input channels than one pass of
+        # the work group (4 x 256), stride 2.
+        ((1, 70, 7, 7), (21, 70, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
+        ((1, 1100, 4, 4), (9, 1100, 1, 1), False, [1, 1], [0, 0], [1, 1], 1),
+        ((1, 64, 9, 9), (16, 64, 1, 1), True, [2, 2], [0, 0], [1, 1], 1),
+        ((1, 19, 7, 7), (19, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 19),
     ]
     for xs, ws, has_b, st, pad, dil, g in conv_cases:
         x, w = r(xs), r(ws)

@@ -1,5 +1,5 @@
 // Depthwise convolution (groups = channels, one filter per channel), NCHW: each invocation
-// computes a 2 x 4 tile of output pixels; a work group covers one channel, so its KH x KW
+// computes a 4 x 4 tile of output pixels; a work group covers one channel, so its KH x KW
 // weights are read once into registers, and each input row span is read once for every tap
 // and output row that uses it. Input and weights are R32 texels, read without branches
 // (clamped index, value replaced by 0 outside the image). Kernel size, stride and dilation are

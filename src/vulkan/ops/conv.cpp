@@ -38,8 +38,8 @@ struct Oc8Params {
   int32_t wset_images, wset_count;
 };
 
-// Must match conv2d_pw_sg.glsl.
-struct PointwiseSubgroupParams {
+// Must match conv2d_pw_split.glsl.
+struct PointwiseSplitParams {
   int32_t in_w, in_h, in_c, batch;
   int32_t out_w, out_h, out_c, blocks;
   int32_t quads;
@@ -135,7 +135,7 @@ ops::Conv2dParams pointwise_gemm(int64_t batch, int64_t in_c, int64_t out_c, int
   return g;
 }
 
-// Whether a comparison switch (TVK_WINOGRAD, TVK_PW_SUBGROUP) is on: unset or anything but 0.
+// Whether a comparison switch (TVK_WINOGRAD, TVK_PW_SPLIT) is on: unset or anything but 0.
 bool switch_on(const char* name) {
   const char* v = std::getenv(name);
   return !(v && std::string(v) == "0");
@@ -212,41 +212,43 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   }
 }
 
-// A pointwise convolution on a GPU, where conv2d_oc8 would split its input channels over
-// slices meeting in shared memory (the output too small to fill the GPU, as at batch 1): the
-// subgroup-reduced kernel conv2d_pw_sg instead. Returns false where it does not apply.
-bool run_pointwise_subgroup(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                            const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  // TVK_PW_SUBGROUP=0 leaves these to conv2d_oc8's split-K (to compare the two).
-  static const bool enabled = switch_on("TVK_PW_SUBGROUP");
-  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
-  if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_arithmetic || dev.subgroup_size < kBlock || p.groups != 1 ||
-      p.kernel_h != 1 || p.kernel_w != 1 || p.padding[0] != 0 || p.padding[1] != 0 || p.dilation[0] != 1 ||
-      p.dilation[1] != 1)
-    return false;
-  const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
-  const int64_t lanes = plane % 4 == 0 && p.stride[0] == 1 && p.stride[1] == 1 ? plane / 4 : p.out_h * ((p.out_w + 3) / 4);
-  // Fewer input channels leave most lanes of a subgroup idle. Measured on an H200 at batch 1:
-  // squeezenet1_1's GPU time fell 7% (0.485 -> 0.45 ms) with this kernel from 64 channels,
-  // mobilenet_v2's stayed within 1% (0.61 ms); from 0 channels mobilenet_v2 lost 10%.
-  // At batch 32 it lost to the split-K tile (mobilenet_v2: GPU 2.9 -> 4.0 ms), so batch 1 only.
+// A pointwise convolution on a GPU at batch 1 with 64+ input channels: conv2d_pw_split, one
+// work group per 4 pixels x 8 output channels with the input channels split over its lanes.
+// Measured on an H200 (mobilenet_v2, batch 1, GPU time): 0.56 -> 0.50 ms against the
+// subgroup-only split it replaced, whose lanes walked up to 30 input channels each, one
+// dependent fetch after another. Under 64 input channels conv2d_oc8 stays faster (a work
+// group of 32 lanes would mostly idle: 16 -> 96 channels at 112x112 took 48 us this way, 14 us
+// in conv2d_oc8). At batch 32 conv2d_oc8's tiles win. Returns false where it does not apply.
+bool run_pointwise_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                         const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  // TVK_PW_SPLIT=0 leaves these to conv2d_oc8 (to compare the two).
+  static const bool enabled = switch_on("TVK_PW_SPLIT");
   constexpr int64_t kMinChannels = 64;
-  if (p.in_channels < kMinChannels || p.batch != 1) return false;
-  if (reduction_split(lanes * blocks * p.batch, p.in_channels, 32, 8) <= 1) return false;
-  if (!texel_view_fits(input, Buffer::TexelFormat::R32) ||
-      static_cast<VkDeviceSize>(out.numel()) * sizeof(float) > max_storage_binding())
+  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
+  if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_arithmetic || dev.subgroup_size < kBlock ||
+      dev.subgroup_size > 256 || p.groups != 1 || p.kernel_h != 1 || p.kernel_w != 1 || p.padding[0] != 0 ||
+      p.padding[1] != 0 || p.dilation[0] != 1 || p.dilation[1] != 1 || p.batch != 1 ||
+      p.in_channels < kMinChannels)
     return false;
+  const VkDeviceSize limit = max_storage_binding();
+  auto bytes = [](const Tensor& t) { return static_cast<VkDeviceSize>(t.numel()) * sizeof(float); };
+  if (bytes(out) > limit || bytes(input) > limit || storage_of(w.weight).buffer().bytes() > limit) return false;
+  const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  const PointwiseSubgroupParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w),
-                                       i32(p.out_h), i32(p.out_channels), i32(blocks), i32(quads), out_min, out_max};
-  constexpr uint32_t kGroup = 128;
-  const int64_t tiles = p.batch * blocks * quads, per_group = kGroup / dev.subgroup_size;
-  const int64_t groups = (tiles + per_group - 1) / per_group;
-  TVK_CHECK(groups <= 65535, op, ": ", tiles, " output tiles are too many for one dispatch");
-  ShaderLaunch l{"conv2d_pw_sg", {static_cast<uint32_t>(groups) * kGroup, 1, 1}, {kGroup, 1, 1},
-                 {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u}};
-  launch(l, {out, texels1(input), Binding(w.weight, w.weight_format), texels1(residual.defined() ? residual : input)},
-         params);
+  const PointwiseSplitParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w),
+                                    i32(p.out_h), i32(p.out_channels), i32(blocks), i32(quads), out_min, out_max};
+  // Lanes enough that each takes at most 4 input channels (conv2d_pw_split's UNROLL), 32 to 256;
+  // at least 32, as 32 lanes store the tile.
+  uint32_t group = 32;
+  while (group < 256 && group * 4 < p.in_channels) group *= 2;
+  group = std::max(group, dev.subgroup_size);
+  ShaderLaunch l = row_groups_launch("conv2d_pw_split", p.batch * blocks * quads, group);
+  TVK_CHECK(l.global[1] <= 65535, op, ": ", p.batch * blocks * quads, " output tiles are too many for one dispatch");
+  const bool vec_in = p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
+  const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
+  l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
+                 half ? 1u : 0u};
+  launch(l, {out, input, w.weight, residual.defined() ? residual : input}, params);
   return true;
 }
 
@@ -437,6 +439,26 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   return w;
 }
 
+namespace {
+// A depthwise convolution on a GPU: conv2d_dw_pixel, one output value per invocation (see the
+// shader for why). False when a tensor exceeds one storage binding (conv2d_dw reads texels).
+bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                         const Tensor& out, const DepthwiseParams& params) {
+  const VkDeviceSize limit = max_storage_binding();
+  auto bytes = [](const Tensor& t) { return static_cast<VkDeviceSize>(t.numel()) * sizeof(float); };
+  if (bytes(out) > limit || bytes(input) > limit) return false;
+  ShaderLaunch l;
+  l.shader = "conv2d_dw_pixel";
+  l.local = {64, 1, 1};
+  l.global = elementwise_global(out.numel(), l.local[0]);
+  l.constants = {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
+                 u32(op, p.dilation[0]), u32(op, p.dilation[1]),
+                 w.weight_format == Buffer::TexelFormat::R16F ? 1u : 0u};
+  launch(l, {out, input, w.weight, w.bias.defined() ? w.bias : w.weight}, params);
+  return true;
+}
+}  // namespace
+
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
                        std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -452,7 +474,7 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                  sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
   switch (w.kernel) {
     case ConvKernel::Oc8:
-      if (!run_pointwise_subgroup(op, p, w, input, out, out_min, out_max, residual) &&
+      if (!run_pointwise_split(op, p, w, input, out, out_min, out_max, residual) &&
           !run_im2col(op, p, input, w, out, out_min, out_max, residual))
         run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
                 std::numeric_limits<int32_t>::max(), 1);
@@ -470,6 +492,7 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       DepthwiseParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
                              i32(p.out_w), i32(p.out_h), i32(p.padding[1]), i32(p.padding[0]),
                              w.bias.defined() ? 1 : 0, out_min, out_max};
+      if (gpu_shaped_kernels() && run_depthwise_pixel(op, p, w, input, out, params)) return out;
       constexpr int64_t kRows = 4;  // output rows per invocation, as in conv2d_dw.glsl
       const int64_t lanes = (p.out_h + kRows - 1) / kRows * ((p.out_w + 3) / 4);
       ShaderLaunch l;
