@@ -29,7 +29,8 @@ layout(push_constant) uniform Params {
 };
 
 const int UNROLL = 4;  // input channels per lane in flight
-shared vec4 partial[gl_WorkGroupSize.x];  // 8 per subgroup; subgroups have at least 8 lanes
+// 8 per subgroup; subgroups have at least 8 lanes and do not straddle rows.
+shared vec4 partial[gl_WorkGroupSize.x * gl_WorkGroupSize.y];
 
 vec4 weight(int i) {
   if (HALF == 1) {
@@ -40,9 +41,14 @@ vec4 weight(int i) {
 }
 
 void main() {
+  // The group's rows (y) take consecutive channel blocks of the same 4 pixels, so that they
+  // read the same inputs (from the cache, after the first row).
+  int rows = int(gl_WorkGroupSize.y), block_groups = (blocks + rows - 1) / rows;
   int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
-  if (tile >= batch * blocks * quads) return;  // the whole group leaves together
-  int quad = tile % quads, block = (tile / quads) % blocks, n = tile / (quads * blocks);
+  if (tile >= batch * block_groups * quads) return;  // the whole group leaves together
+  int quad = tile % quads, n = tile / (quads * block_groups);
+  int block = ((tile / quads) % block_groups) * rows + int(gl_LocalInvocationID.y);
+  int wblock = min(block, blocks - 1);  // a row past the last block computes a copy, unstored
   int plane = out_h * out_w, in_plane = in_h * in_w;
   int src[4];
   for (int i = 0; i < 4; ++i) {
@@ -52,7 +58,7 @@ void main() {
   vec4 acc[8];
   for (int j = 0; j < 8; ++j) acc[j] = vec4(0.0);
   int lane = int(gl_LocalInvocationID.x), S = int(gl_WorkGroupSize.x);
-  int wbase = block * in_c * 2;
+  int wbase = wblock * in_c * 2;
   for (int k0 = lane; k0 < in_c; k0 += UNROLL * S) {
     vec4 v[UNROLL], wl[UNROLL], wh4[UNROLL];
     for (int u = 0; u < UNROLL; ++u) {
@@ -75,13 +81,14 @@ void main() {
   if (subgroupElect())
     for (int j = 0; j < 8; ++j) partial[gl_SubgroupID * 8 + j] = acc[j];
   barrier();
-  // Lane t (t < 32) stores pixel t % 4 of output channel t / 4 of the tile.
-  if (lane >= 32) return;
+  // Lane t (t < 32) of a row stores pixel t % 4 of output channel t / 4 of the row's block.
+  if (lane >= 32 || block >= blocks) return;
   int j = lane / 4, i = lane % 4;
   int oc = block * 8 + j, p = quad * 4 + i;
   if (oc >= out_c || p >= plane) return;
   float s = weight(blocks * in_c * 2 + block * 2 + j / 4)[j % 4];
-  for (int g = 0; g < int(gl_NumSubgroups); ++g) s += partial[g * 8 + j][i];
+  int row_subgroups = S / int(gl_SubgroupSize), first = int(gl_LocalInvocationID.y) * row_subgroups;
+  for (int g = first; g < first + row_subgroups; ++g) s += partial[g * 8 + j][i];
   int o = (n * out_c + oc) * plane + p;
   if (HAS_RESIDUAL == 1) s += residual[o];
   y[o] = clamp(s, out_min, out_max);

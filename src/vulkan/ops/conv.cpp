@@ -242,8 +242,17 @@ bool run_pointwise_split(const char* op, const ops::Conv2dParams& p, const ConvW
   uint32_t group = 32;
   while (group < 256 && group * 4 < p.in_channels) group *= 2;
   group = std::max(group, dev.subgroup_size);
-  ShaderLaunch l = row_groups_launch("conv2d_pw_split", p.batch * blocks * quads, group);
-  TVK_CHECK(l.global[1] <= 65535, op, ": ", p.batch * blocks * quads, " output tiles are too many for one dispatch");
+  // Up to 4 channel blocks of the same pixels per work group, one per row (y), while the group
+  // stays within 256 lanes: mobilenet_v2's GPU time 0.499 -> 0.493 ms, squeezenet1_1's 0.447 ->
+  // 0.440 (8 rows: 0.51 and 0.44).
+  constexpr int64_t kMaxRows = 4;
+  int64_t rows = 1;
+  while (rows * 2 <= kMaxRows && rows * 2 * group <= 256 && rows < blocks) rows *= 2;
+  const int64_t tiles = p.batch * ((blocks + rows - 1) / rows) * quads;
+  ShaderLaunch l = row_groups_launch("conv2d_pw_split", tiles, group);
+  l.local[1] = static_cast<uint32_t>(rows);
+  l.global[1] *= static_cast<uint32_t>(rows);
+  TVK_CHECK(l.global[1] / rows <= 65535, op, ": ", tiles, " output tiles are too many for one dispatch");
   const bool vec_in = p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
