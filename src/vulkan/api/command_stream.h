@@ -212,6 +212,9 @@ class CommandStream {
   // 120 s, or TVK_WAIT_TIMEOUT_S (slow devices: lavapipe under qemu takes minutes per model).
   std::atomic<uint64_t> wait_timeout_ns_{default_wait_timeout_ns()};
   static uint64_t default_wait_timeout_ns();
+  // How long a wait polls the fence before it sleeps in the driver (TVK_WAIT_SPIN_US; 1 ms on
+  // GPUs, 0 on CPU devices, whose work needs the cores a poll would take).
+  uint64_t wait_spin_ns_ = 0;
   bool profile_dispatches_ = false;  // profile keys name each dispatch's shape (TVK_PROFILE_DISPATCHES=1)
   std::map<std::string, ProfileStat> profile_;
   std::atomic<uint64_t> submits_{0};
