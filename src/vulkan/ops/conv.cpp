@@ -83,6 +83,12 @@ struct DepthwiseParams {
   float out_min, out_max;
 };
 
+// Must match conv2d_dw_pixel.glsl.
+struct DepthwisePixelParams {
+  DepthwiseParams common;
+  int32_t plane_base;
+};
+
 // Must match conv2d_pack.glsl.
 struct PackParams {
   int32_t out_c, k, blocks, has_bias;
@@ -456,14 +462,20 @@ bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvW
   const VkDeviceSize limit = max_storage_binding();
   auto bytes = [](const Tensor& t) { return static_cast<VkDeviceSize>(t.numel()) * sizeof(float); };
   if (bytes(out) > limit || bytes(input) > limit) return false;
-  ShaderLaunch l;
-  l.shader = "conv2d_dw_pixel";
-  l.local = {64, 1, 1};
-  l.global = elementwise_global(out.numel(), l.local[0]);
-  l.constants = {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
-                 u32(op, p.dilation[0]), u32(op, p.dilation[1]),
-                 w.weight_format == Buffer::TexelFormat::R16F ? 1u : 0u};
-  launch(l, {out, input, w.weight, w.bias.defined() ? w.bias : w.weight}, params);
+  const std::vector<uint32_t> constants{u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]),
+                                        u32(op, p.stride[1]), u32(op, p.dilation[0]), u32(op, p.dilation[1]),
+                                        w.weight_format == Buffer::TexelFormat::R16F ? 1u : 0u,
+                                        p.out_w % 4 == 0 ? 1u : 0u};
+  // Planes (image x channel) along z, at most 65535 per dispatch.
+  constexpr int64_t kMaxPlanes = 65535;
+  const int64_t planes = p.batch * p.in_channels;
+  for (int64_t base = 0; base < planes; base += kMaxPlanes) {
+    const int64_t count = std::min(kMaxPlanes, planes - base);
+    const ShaderLaunch l =
+        grid_launch("conv2d_dw_pixel", {u32(op, (p.out_w + 3) / 4), u32(op, p.out_h), u32(op, count)}, constants);
+    const DepthwisePixelParams pp{params, to_i32(op, base)};
+    launch(l, {out, input, w.weight, w.bias.defined() ? w.bias : w.weight}, pp);
+  }
   return true;
 }
 }  // namespace
