@@ -201,6 +201,21 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
               ": one output image of ", image_bytes, " bytes exceeds this device's largest storage buffer (",
               max_storage_binding(), " bytes)");
   }
+  // GPUs read through storage buffers (conv2d_oc8_storage; the shader says why) where every
+  // operand fits one binding; lavapipe, and tensors past a binding, through texel views.
+  auto bytes = [](const Tensor& t) { return storage_of(t).buffer().bytes(); };
+  const bool storage = gpu_shaped_kernels() && chunk == p.batch &&
+                       bytes(input) <= max_storage_binding() && bytes(weight) <= max_storage_binding() &&
+                       (!residual.defined() || bytes(residual) <= max_storage_binding()) &&
+                       (weight_format == Buffer::TexelFormat::RGBA32 || weight_format == Buffer::TexelFormat::RGBA16F);
+  if (storage) {
+    l.shader = "conv2d_oc8_storage";
+    l.constants.push_back(weight_format == Buffer::TexelFormat::RGBA16F ? 1u : 0u);
+    l.global[0] = u32(op, fold ? lanes * p.batch : lanes);
+    l.global[2] = u32(op, fold ? blocks : p.batch * blocks);
+    launch(l, {out, input, weight, residual.defined() ? residual : input}, params);
+    return;
+  }
   for (int64_t n0 = 0; n0 < p.batch; n0 += chunk) {
     const int64_t count = std::min(chunk, p.batch - n0);
     params.batch_base = i32(n0);
