@@ -8,6 +8,9 @@
 # there (not the slow ones; not Python, Java, install or the user guide, which load the library
 # into programs built without the sanitizers). Leaks inside the Vulkan driver, the validation
 # layer and the loader are suppressed (tests/sanitize/lsan.supp); tvk's own are not.
+#
+# scripts/test.sh --tsan: builds under ThreadSanitizer in build-tsan/ and runs the tests that
+# call one module from several threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -44,6 +47,21 @@ if [[ "${1:-}" == --sanitize ]]; then
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export TVK_CACHE_DIR="$root/build-asan/cache"
   ctest --output-on-failure -j"$jobs" -LE "slow|python|java|install|docs" --timeout 3600
+  exit
+fi
+
+if [[ "${1:-}" == --tsan ]]; then
+  # ThreadSanitizer over the tests that call one module from several threads: the interpreter
+  # (CPU) and planned replays (Vulkan; the driver's own threads are not instrumented). Any
+  # report fails the run (TSan's exit code 66).
+  echo "== ThreadSanitizer build"
+  configure_and_build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTVK_TSAN=ON -DTVK_BUILD_PYTHON=OFF \
+    -DTVK_BUILD_JAVA=OFF
+  cd build-tsan
+  export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+  export TVK_CACHE_DIR="$root/build-tsan/cache"
+  ctest --output-on-failure -j"$jobs" --timeout 3600 \
+    -R 'OneModuleFromFourThreads|OneInterpretedModuleFromFourThreads|SeveralModulesOnOneDevice'
   exit
 fi
 

@@ -122,6 +122,24 @@ TEST(PlannedExecution, OneModuleFromFourThreadsGivesTheSingleThreadedResult) {
   });
 }
 
+// The contract's second half: several modules on one device (they share its memory pool,
+// pipeline cache and command stream), each called from two threads at once.
+TEST(PlannedExecution, SeveralModulesOnOneDeviceFromFourThreadsGiveTheSingleThreadedResults) {
+  NEED_MODELS_AND_VULKAN();
+  Module optimized = load(optimized_mobilenet(), Device::Vulkan);
+  Module v3 = load(models_dir() + "/mobilenet_v3_small_script.pt", Device::Vulkan);
+  const Tensor a = io::read_npy(models_dir() + "/mobilenet_v2_input.npy");
+  const Tensor b = io::read_npy(models_dir() + "/mobilenet_v3_small_input.npy");
+  const Tensor a_once = run(optimized, a);
+  const Tensor b_once = run(v3, b);
+  EXPECT_LE(relative_diff(a_once, io::read_npy(models_dir() + "/mobilenet_v2_expected0.npy")), 1e-4);
+  EXPECT_LE(relative_diff(b_once, io::read_npy(models_dir() + "/mobilenet_v3_small_expected0.npy")), 1e-4);
+  expect_same_results_from_threads(4, 4, [&](int t, int) {
+    return t % 2 == 0 ? testing_support::max_abs_diff(run(optimized, a), a_once)
+                      : testing_support::max_abs_diff(run(v3, b), b_once);
+  });
+}
+
 // The stress run of the reliability issue: 4 threads x 250 inferences of optimized mobilenet_v2
 // on one device, every result bit-identical to a single-threaded run. Slow (about 1,000
 // inferences on lavapipe), so disabled in the discovered list and run by its own CTest entry
