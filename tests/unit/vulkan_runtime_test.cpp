@@ -7,6 +7,7 @@
 #include "tvk/vulkan_info.h"
 #include "vulkan/api/context.h"
 #include "vulkan/api/faults.h"
+#include "vulkan/api/memory_pool.h"
 #include "vulkan/ops/strided_copy.h"
 
 using namespace tvk;
@@ -48,6 +49,32 @@ TEST(VulkanRuntime, DeviceSelectionPrefersDiscreteAndHonoursOverride) {
   EXPECT_EQ(vulkan::select_physical_device(devs, "").name, "Some iGPU");
   EXPECT_THROW(vulkan::select_physical_device(devs, "Big"), Error);
   EXPECT_THROW(vulkan::select_physical_device({}, ""), Error);
+}
+
+// Issue 14: tvk reads and writes mapped memory with memcpy and never flushes or invalidates,
+// so memory it maps must be host-coherent. lavapipe offers only coherent types, so the choice
+// is checked on a made-up device: a cached but non-coherent type must never be staging memory
+// nor mapped, however much better it would otherwise rank.
+TEST(VulkanRuntime, NonCoherentMemoryIsNeverStagingNorMapped) {
+  using tvk::vulkan::MemoryUsage;
+  VkPhysicalDeviceMemoryProperties mem{};
+  mem.memoryHeapCount = 2;
+  mem.memoryHeaps[0].size = VkDeviceSize{8} << 30;  // device
+  mem.memoryHeaps[1].size = VkDeviceSize{16} << 30;  // host
+  mem.memoryTypeCount = 4;
+  mem.memoryTypes[0] = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0};
+  mem.memoryTypes[1] = {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 1};
+  mem.memoryTypes[2] = {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 1};
+  mem.memoryTypes[3] = {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0};
+  EXPECT_EQ(tvk::vulkan::memory_type_candidates(mem, 0xF, MemoryUsage::Staging), std::vector<uint32_t>{2});
+  EXPECT_TRUE(tvk::vulkan::memory_type_candidates(mem, 0xB, MemoryUsage::Staging).empty())
+      << "no coherent host-visible type allowed: staging has no type";
+  // Device tensors: device-local first (the non-coherent BAR type is not taken as mappable).
+  const std::vector<uint32_t> tensor = tvk::vulkan::memory_type_candidates(mem, 0xF, MemoryUsage::DeviceTensor);
+  ASSERT_FALSE(tensor.empty());
+  EXPECT_EQ(tensor.front(), 0u);
+  for (uint32_t i = 0; i < mem.memoryTypeCount; ++i)
+    EXPECT_EQ(tvk::vulkan::maps_memory_type(mem.memoryTypes[i].propertyFlags), i == 2) << "type " << i;
 }
 
 TEST(VulkanRuntime, ManyTensorsShareFewMemoryBlocks) {

@@ -82,8 +82,8 @@ MemoryPool::~MemoryPool() {
   }
 }
 
-std::vector<uint32_t> MemoryPool::candidate_types(uint32_t type_bits, MemoryUsage usage) const {
-  const auto& mem = device_.memory_properties();
+std::vector<uint32_t> memory_type_candidates(const VkPhysicalDeviceMemoryProperties& mem, uint32_t type_bits,
+                                             MemoryUsage usage) {
   constexpr VkMemoryPropertyFlags kLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   // Preference lists, best first; a type appears once.
@@ -92,7 +92,7 @@ std::vector<uint32_t> MemoryPool::candidate_types(uint32_t type_bits, MemoryUsag
   else wanted = {kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, kHost};
   std::vector<uint32_t> out;
   for (VkMemoryPropertyFlags flags : wanted) {
-    for (uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+    for (uint32_t i = 0; i < mem.memoryTypeCount && i < VK_MAX_MEMORY_TYPES; ++i) {
       if (!(type_bits & (1u << i))) continue;
       if ((mem.memoryTypes[i].propertyFlags & flags) != flags) continue;
       // Skip small device-local + host-visible heaps (256 MiB BAR windows) for tensors.
@@ -102,6 +102,11 @@ std::vector<uint32_t> MemoryPool::candidate_types(uint32_t type_bits, MemoryUsag
     }
   }
   return out;
+}
+
+bool maps_memory_type(VkMemoryPropertyFlags flags) {
+  constexpr VkMemoryPropertyFlags kCoherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  return (flags & kCoherent) == kCoherent;
 }
 
 bool MemoryPool::take_from(MemoryBlock& block, VkDeviceSize size, VkDeviceSize alignment, VkDeviceSize* offset) {
@@ -137,8 +142,7 @@ MemoryBlock* MemoryPool::new_block(uint32_t type_index, VkDeviceSize size) {
   // Mapped only when host-coherent: tvk reads and writes mapped memory with plain memcpy and no
   // vkFlush/vkInvalidateMappedMemoryRanges. A non-coherent type (possible only through the
   // last-resort choice for device tensors) stays unmapped and is reached through staging.
-  constexpr VkMemoryPropertyFlags kCoherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  if ((device_.memory_properties().memoryTypes[type_index].propertyFlags & kCoherent) == kCoherent) {
+  if (maps_memory_type(device_.memory_properties().memoryTypes[type_index].propertyFlags)) {
     void* p = nullptr;
     r = vkMapMemory(device_.handle(), memory, 0, VK_WHOLE_SIZE, 0, &p);
     if (r != VK_SUCCESS) {
@@ -198,7 +202,7 @@ void MemoryPool::set_reclaimer(std::function<bool()> reclaimer) {
 Allocation MemoryPool::allocate(const VkMemoryRequirements& req, MemoryUsage usage) {
   const VkDeviceSize size = std::max<VkDeviceSize>(req.size, 16);
   const VkDeviceSize alignment = std::max<VkDeviceSize>(req.alignment, 16);
-  const auto types = candidate_types(req.memoryTypeBits, usage);
+  const auto types = memory_type_candidates(device_.memory_properties(), req.memoryTypeBits, usage);
   if (types.empty()) throw OutOfMemoryError("no Vulkan memory type fits the buffer's requirements");
   std::function<bool()> reclaimer;
   {

@@ -24,6 +24,15 @@ enum class MemoryUsage {
   Staging,       // host-visible, for uploads and downloads
 };
 
+// The memory types an allocation for `usage` may take among `type_bits`, best first. Staging
+// memory is mapped, so it must be host-coherent (tvk never flushes or invalidates); device
+// tensors prefer device-local host-visible (coherent) memory of a large heap, then any
+// device-local type, then any type.
+std::vector<uint32_t> memory_type_candidates(const VkPhysicalDeviceMemoryProperties& mem, uint32_t type_bits,
+                                             MemoryUsage usage);
+// Whether a block of a type with `flags` is mapped: host-visible and host-coherent only.
+bool maps_memory_type(VkMemoryPropertyFlags flags);
+
 struct MemoryBlock {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VkBuffer buffer = VK_NULL_HANDLE;  // arena pools: one buffer over the whole block
@@ -91,7 +100,6 @@ class MemoryPool {
   static void reset_process_peak();
 
  private:
-  std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUsage usage) const;
   MemoryStats stats_locked() const;
   MemoryBlock* new_block(uint32_t type_index, VkDeviceSize size);
   // One attempt over every candidate type; an empty Allocation when none has room.
