@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""tvk's outputs against torch's on the default Vulkan device: torchvision models scripted with
+random weights (batch norms with random statistics, so that a wrong fold shows), run by
+`tvk run` as loaded and after `tvk optimize`, at each batch size and precision. Prints the max
+relative error (max |tvk - torch| / max |torch|) of each run; fails when an fp32 run exceeds
+1e-4 or an fp16 run 1e-2.
+
+    bench/accuracy.py --tvk build/tvk [--models mobilenet_v2,resnet18,squeezenet1_1]
+                      [--batch 1,2] [--precision fp32,fp16] [--workdir DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+
+def build(name):
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)().eval()
+    g = torch.Generator().manual_seed(2)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.2, 0.2, generator=g)
+                m.running_var.uniform_(0.5, 1.5, generator=g)
+                m.weight.uniform_(0.5, 1.5, generator=g)
+                m.bias.uniform_(-0.2, 0.2, generator=g)
+    return model
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tvk", default="build/tvk")
+    p.add_argument("--models", default="mobilenet_v2,resnet18,squeezenet1_1")
+    p.add_argument("--batch", default="1,2")
+    p.add_argument("--precision", default="fp32,fp16")
+    p.add_argument("--workdir", default="/tmp/tvk_accuracy")
+    args = p.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    limits = {"fp32": 1e-4, "fp16": 1e-2}
+    failed = False
+    for name in args.models.split(","):
+        model = build(name)
+        loaded = os.path.join(args.workdir, name + ".pt")
+        optimized = os.path.join(args.workdir, name + "-vulkan.pt")
+        torch.jit.save(torch.jit.script(model), loaded)
+        subprocess.run([args.tvk, "optimize", loaded, "-o", optimized], check=True, capture_output=True)
+        x_path, y_path = os.path.join(args.workdir, "x.npy"), os.path.join(args.workdir, "y.npy")
+        for batch in (int(b) for b in args.batch.split(",")):
+            x = torch.rand(batch, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+            np.save(x_path, x.numpy())
+            with torch.no_grad():
+                expected = model(x).numpy()
+            for precision in args.precision.split(","):
+                for form, path in (("as loaded", loaded), ("optimized", optimized)):
+                    r = subprocess.run([args.tvk, "run", path, "--input", x_path, "--output", y_path, "--device",
+                                        "vulkan", "--precision", precision], capture_output=True, text=True)
+                    if r.returncode != 0:
+                        print(f"{name} batch {batch} {precision} {form}: FAILED {r.stderr.strip()[-200:]}")
+                        failed = True
+                        continue
+                    err = float(np.abs(np.load(y_path) - expected).max() / np.abs(expected).max())
+                    ok = err <= limits[precision]
+                    failed |= not ok
+                    print(f"{name} batch {batch} {precision} {form}: max rel. error {err:.2e}{'' if ok else '  TOO LARGE'}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
