@@ -1,4 +1,5 @@
 // The Vulkan runtime: device choice, pooled memory, pipeline cache, command stream, timestamps.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -8,6 +9,8 @@
 #include "vulkan/api/context.h"
 #include "vulkan/api/faults.h"
 #include "vulkan/api/memory_pool.h"
+#include "vulkan/api/shader_library.h"
+#include "vulkan/api/spirv_reflect.h"
 #include "vulkan/ops/strided_copy.h"
 
 using namespace tvk;
@@ -98,6 +101,21 @@ TEST(VulkanRuntime, MemoryIsReusedAfterFree) {
   const auto before = memory.stats().allocations;
   for (int i = 0; i < 20; ++i) Tensor t = empty({1 << 20}, DType::Float32, Device::Vulkan);
   EXPECT_EQ(memory.stats().allocations, before);
+}
+
+// Every shader built into tvk compiles (GLSL under TVK_USE_SHADERC_RUNTIME) and has an
+// interface tvk can bind, including those only GPUs choose (conv2d_oc8_storage, a variant built
+// from conv2d_oc8.glsl), which lavapipe's runs would otherwise never compile.
+TEST(VulkanRuntime, EveryBuiltInShaderCompilesAndReflects) {
+  const std::vector<std::string> names = vulkan::shader_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "conv2d_oc8_storage"), names.end());
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const std::vector<uint32_t> words = vulkan::shader_spirv(name);
+    ASSERT_FALSE(words.empty());
+    const vulkan::ShaderInterface iface = vulkan::reflect_shader(name, words);
+    EXPECT_FALSE(iface.bindings.empty());
+  }
 }
 
 TEST(VulkanRuntime, PipelineCacheIsWrittenToTheCacheDirectory) {
