@@ -267,6 +267,18 @@ def generate(torch, c):
         c.add("aten::convolution", x, w, b, st, pad, dil, False, [0, 0], g)
         c.add("aten::_convolution", x, w, b, st, pad, dil, False, [0, 0], g, False, False, True, True)
         c.add("aten::_convolution.deprecated", x, w, b, st, pad, dil, False, [0, 0], g, False, False, True)
+    # ---- roll and constant padding (swin_t's shifted windows) ----
+    c.add("aten::roll", r(2, 5, 7, 3), [-2, 3], [1, 2])
+    c.add("aten::roll", r(4, 6), [9], [0])  # a shift past the size
+    c.add("aten::roll", r(3, 4, 5), [7])  # no dims: the flattened tensor
+    c.add("aten::roll", r(3, 4), [0, -4], [0, 1])  # nothing moves
+    c.add("aten::constant_pad_nd", r(2, 3, 4, 5), [1, 2, 0, 3], 0.5)
+    c.add("aten::constant_pad_nd", r(2, 6, 5), [-1, 2, 1, -2])  # negative pads crop
+    c.add("aten::pad", r(1, 7, 7, 8), [0, 0, 0, 1, 0, 1])  # swin_t's pad of (B, H, W, C) to whole windows
+    c.add("aten::pad", r(3, 4), [2, 1], "constant", -1.0)
+    c.error("aten::roll", r(3, 4), [1, 2], [0])  # shifts and dims differ in length
+    c.error("aten::constant_pad_nd", r(3, 4), [1, 2, 3])  # not pairs
+    c.error("aten::constant_pad_nd", r(3, 4), [-3, -2])  # negative size
     c.add("aten::conv2d", r(3, 7, 9), r(5, 3, 3, 3), r(5), [1], [1], [1], 1)  # unbatched, one-value lists
     c.add("aten::conv2d", r(16, 7, 9), r(16, 16, 3, 3), r(16), [1], [1], [1], 1)  # unbatched Winograd
     c.add("aten::conv2d", r(2, 3, 6, 5), r(4, 3, 2, 2))  # defaults

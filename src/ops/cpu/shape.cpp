@@ -1,8 +1,13 @@
 // Shape and view ops: view, reshape, flatten, unsqueeze, select, slice, transpose(_), permute, t,
-// expand, contiguous, cat. On the CPU they return real views sharing storage, as PyTorch does.
+// expand, contiguous, cat; and the block copies roll, constant_pad_nd and pad. On the CPU the
+// view ops return real views sharing storage, as PyTorch does.
+#include "ops/block_copy.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 #include "ops/view_geometry.h"
+
+#include <optional>
+#include <string>
 
 namespace tvk::ops::cpu {
 namespace {
@@ -69,30 +74,59 @@ Tensor contiguous(const Tensor& self, int64_t memory_format) {
   return self.contiguous();
 }
 
+// Copies float32 `src` into the float32 view `dst` of the same sizes, element by element
+// through both views' strides.
+void copy_view(const Tensor& dst, const Tensor& src) {
+  float* pd = dst.data<float>();
+  const float* ps = src.data<float>();
+  const IntList& sizes = src.sizes();
+  IntList index(sizes.size(), 0);
+  for (int64_t i = 0; i < src.numel(); ++i) {
+    int64_t od = 0, os = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      od += index[d] * dst.strides()[d];
+      os += index[d] * src.strides()[d];
+    }
+    pd[od] = ps[os];
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+Tensor run_blocks(const char* op, const Tensor& self, const BlockPlan& plan) {
+  check_float(op, self);
+  Tensor out = plan.fill ? full(plan.out_sizes, plan.value) : empty(plan.out_sizes);
+  for (const Block& b : plan.blocks)
+    copy_view(as_view(out, block_geometry(out, b.dst)), as_view(self, block_geometry(self, b.src)));
+  return out;
+}
+
+Tensor roll(const Tensor& self, IntList shifts, IntList dims) {
+  if (dims.empty()) {  // the flattened tensor, rolled, in the input's shape
+    const Tensor flat = reshape(self.contiguous(), {self.numel()});
+    return run_blocks("aten::roll", flat, roll_plan(flat, shifts, dims)).view(self.sizes());
+  }
+  return run_blocks("aten::roll", self, roll_plan(self, shifts, dims));
+}
+
+Tensor constant_pad_nd(const Tensor& self, IntList pad, double value) {
+  return run_blocks("aten::constant_pad_nd", self, pad_plan("aten::constant_pad_nd", self, pad, value));
+}
+
+Tensor pad(const Tensor& self, IntList pad, const std::string& mode, std::optional<double> value) {
+  TVK_CHECK(mode == "constant", "aten::pad: mode \"", mode, "\" is not supported (only \"constant\")");
+  return run_blocks("aten::pad", self, pad_plan("aten::pad", self, pad, value.value_or(0.0)));
+}
+
 Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim) {
   const CatPlan plan = plan_cat(op, tensors, dim);
   Tensor out = empty(plan.out_sizes);
   int64_t start = 0;
   for (const Tensor& t : plan.inputs) {
     const int64_t len = t.sizes()[plan.dim];
-    const Tensor dst = as_view(out, slice_geometry(out, plan.dim, start, start + len, 1));
-    float* pd = dst.data<float>();
-    const float* ps = t.data<float>();
-    // Copy element by element through both views' strides.
-    const IntList& sizes = t.sizes();
-    IntList index(sizes.size(), 0);
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      int64_t od = 0, os = 0;
-      for (size_t d = 0; d < sizes.size(); ++d) {
-        od += index[d] * dst.strides()[d];
-        os += index[d] * t.strides()[d];
-      }
-      pd[od] = ps[os];
-      for (size_t d = sizes.size(); d-- > 0;) {
-        if (++index[d] < sizes[d]) break;
-        index[d] = 0;
-      }
-    }
+    copy_view(as_view(out, slice_geometry(out, plan.dim, start, start + len, 1)), t);
     start += len;
   }
   return out;
@@ -120,5 +154,8 @@ TVK_REGISTER_OP("aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=
                 contiguous);
 TVK_REGISTER_OP("aten::cat(Tensor[] tensors, int dim=0) -> Tensor", cat);
 TVK_REGISTER_OP("aten::_cat(Tensor[] tensors, int dim=0) -> Tensor", cat_underscore);
+TVK_REGISTER_OP("aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", roll);
+TVK_REGISTER_OP("aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", constant_pad_nd);
+TVK_REGISTER_OP("aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", pad);
 
 }  // namespace tvk::ops::cpu

@@ -1,7 +1,12 @@
 // Vulkan shape and view ops. Vulkan tensors are always contiguous, so view, reshape, flatten and
 // unsqueeze are zero-copy re-shapes, while select, slice, transpose, permute, t and expand copy
 // the geometry the CPU would view (ops/view_geometry.h) into a new tensor; cat copies each
-// input into its slice of the output.
+// input into its slice of the output, and roll and constant padding copy the blocks of
+// ops/block_copy.h.
+#include <optional>
+#include <string>
+
+#include "ops/block_copy.h"
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/ops/shader_dispatch.h"
@@ -82,11 +87,39 @@ Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim)
   }
   return out;
 }
+Tensor run_blocks(const char* op, const Tensor& self, const ops::BlockPlan& plan) {
+  check_vulkan_float(op, self, "self");
+  Tensor out = plan.fill ? tvk::full(plan.out_sizes, plan.value, DType::Float32, tvk::Device::Vulkan) : empty_vulkan(plan.out_sizes);
+  for (const ops::Block& b : plan.blocks)
+    strided_copy(out, ops::block_geometry(out, b.dst), self, ops::block_geometry(self, b.src));
+  return out;
+}
+
+Tensor roll(const Tensor& self, IntList shifts, IntList dims) {
+  if (dims.empty()) {  // the flattened tensor (Vulkan tensors are contiguous), in the input's shape
+    const Tensor flat = self.view({self.numel()});
+    return run_blocks("aten::roll", flat, ops::roll_plan(flat, shifts, dims)).view(self.sizes());
+  }
+  return run_blocks("aten::roll", self, ops::roll_plan(self, shifts, dims));
+}
+
+Tensor constant_pad_nd(const Tensor& self, IntList pad, double value) {
+  return run_blocks("aten::constant_pad_nd", self, ops::pad_plan("aten::constant_pad_nd", self, pad, value));
+}
+
+Tensor pad(const Tensor& self, IntList pad, const std::string& mode, std::optional<double> value) {
+  TVK_CHECK(mode == "constant", "aten::pad: mode \"", mode, "\" is not supported (only \"constant\")");
+  return run_blocks("aten::pad", self, ops::pad_plan("aten::pad", self, pad, value.value_or(0.0)));
+}
+
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::cat", tensors, dim); }
 Tensor cat_underscore(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::_cat", tensors, dim); }
 
 }  // namespace
 
+TVK_REGISTER_VULKAN_KERNEL("aten::roll", roll);
+TVK_REGISTER_VULKAN_KERNEL("aten::constant_pad_nd", constant_pad_nd);
+TVK_REGISTER_VULKAN_KERNEL("aten::pad", pad);
 TVK_REGISTER_VULKAN_KERNEL("aten::view", view);
 TVK_REGISTER_VULKAN_KERNEL("aten::reshape", reshape);
 TVK_REGISTER_VULKAN_KERNEL("aten::flatten.using_ints", flatten);
