@@ -1,10 +1,11 @@
 // Pointwise (1x1, no padding, any stride, ungrouped) convolution for GPUs at batch 1, written
-// for latency: one work group computes 4 output pixels x 8 output channels, and its lanes split
-// the input channels (lane t takes t, t + S, ..., S = the group size), four channels' loads in
+// for latency: each row (y) of a work group computes 4 output pixels x 8 output channels (one
+// channel block; the group's up to 4 rows take consecutive blocks of the same pixels), and the
+// row's S lanes split the input channels (lane t takes t, t + S, ...), four channels' loads in
 // flight at a time, so that no lane waits on more than a few dependent rounds of memory. The
-// partial sums meet through subgroupAdd, then through shared memory across the group's
+// partial sums meet through subgroupAdd, then through shared memory across the row's
 // subgroups. Weights are conv2d_pack's ([blocks][in_c][8] then the bias), read as vec4 (or, in
-// fp16, as pairs of packed halves).
+// fp16, as a uvec2 of 4 packed halves).
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
