@@ -191,7 +191,7 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   TVK_CHECK(texel_view_fits(input, format) && (!residual.defined() || texel_view_fits(residual, residual_format)), op,
             ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
   // An output larger than one storage binding is written in chunks of whole images, each
-  // dispatch binding its own part (the inputs are read through texel views, whole).
+  // dispatch binding its own part (the inputs are read whole, through texel views).
   const VkDeviceSize image_bytes = static_cast<VkDeviceSize>(p.out_channels * plane) * sizeof(float);
   const VkDeviceSize alignment = Context::get()->device().physical().limits.minStorageBufferOffsetAlignment;
   int64_t chunk = p.batch;
@@ -202,19 +202,14 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
               max_storage_binding(), " bytes)");
   }
   // GPUs read through storage buffers (conv2d_oc8_storage; the shader says why) where every
-  // operand fits one binding; lavapipe, and tensors past a binding, through texel views.
-  auto bytes = [](const Tensor& t) { return storage_of(t).buffer().bytes(); };
-  const bool storage = gpu_shaped_kernels() && chunk == p.batch &&
-                       bytes(input) <= max_storage_binding() && bytes(weight) <= max_storage_binding() &&
-                       (!residual.defined() || bytes(residual) <= max_storage_binding()) &&
+  // operand fits one binding (so the output is one chunk); lavapipe, and tensors past a binding,
+  // through texel views.
+  const bool storage = gpu_shaped_kernels() && chunk == p.batch && storage_binding_fits(input) &&
+                       storage_binding_fits(weight) && (!residual.defined() || storage_binding_fits(residual)) &&
                        (weight_format == Buffer::TexelFormat::RGBA32 || weight_format == Buffer::TexelFormat::RGBA16F);
   if (storage) {
     l.shader = "conv2d_oc8_storage";
     l.constants.push_back(weight_format == Buffer::TexelFormat::RGBA16F ? 1u : 0u);
-    l.global[0] = u32(op, fold ? lanes * p.batch : lanes);
-    l.global[2] = u32(op, fold ? blocks : p.batch * blocks);
-    launch(l, {out, input, weight, residual.defined() ? residual : input}, params);
-    return;
   }
   for (int64_t n0 = 0; n0 < p.batch; n0 += chunk) {
     const int64_t count = std::min(chunk, p.batch - n0);
@@ -227,9 +222,12 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
       part.byte_offset = static_cast<VkDeviceSize>(n0) * image_bytes;
       part.byte_size = static_cast<VkDeviceSize>(count) * image_bytes;
     }
-    launch(l, {part, Binding(input, format), Binding(weight, weight_format),
-               residual.defined() ? Binding(residual, residual_format) : Binding(input, residual_format)},
-           params);
+    if (storage)
+      launch(l, {part, input, weight, residual.defined() ? residual : input}, params);
+    else
+      launch(l, {part, Binding(input, format), Binding(weight, weight_format),
+                 residual.defined() ? Binding(residual, residual_format) : Binding(input, residual_format)},
+             params);
   }
 }
 
@@ -251,9 +249,7 @@ bool run_pointwise_split(const char* op, const ops::Conv2dParams& p, const ConvW
       p.padding[1] != 0 || p.dilation[0] != 1 || p.dilation[1] != 1 || p.batch != 1 ||
       p.in_channels < kMinChannels)
     return false;
-  const VkDeviceSize limit = max_storage_binding();
-  auto bytes = [](const Tensor& t) { return static_cast<VkDeviceSize>(t.numel()) * sizeof(float); };
-  if (bytes(out) > limit || bytes(input) > limit || storage_of(w.weight).buffer().bytes() > limit) return false;
+  if (!storage_binding_fits(out) || !storage_binding_fits(input) || !storage_binding_fits(w.weight)) return false;
   const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const PointwiseSplitParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w),
@@ -478,9 +474,7 @@ namespace {
 // shader for why). False when a tensor exceeds one storage binding (conv2d_dw reads texels).
 bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                          const Tensor& out, const DepthwiseParams& params) {
-  const VkDeviceSize limit = max_storage_binding();
-  auto bytes = [](const Tensor& t) { return static_cast<VkDeviceSize>(t.numel()) * sizeof(float); };
-  if (bytes(out) > limit || bytes(input) > limit) return false;
+  if (!storage_binding_fits(out) || !storage_binding_fits(input)) return false;
   const std::vector<uint32_t> constants{u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]),
                                         u32(op, p.stride[1]), u32(op, p.dilation[0]), u32(op, p.dilation[1]),
                                         w.weight_format == Buffer::TexelFormat::R16F ? 1u : 0u,

@@ -30,6 +30,8 @@ bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format) {
   return Buffer::texel_view_fits(Context::get()->device(), storage_of(t).buffer().bytes(), format);
 }
 
+bool storage_binding_fits(const Tensor& t) { return storage_of(t).buffer().bytes() <= max_storage_binding(); }
+
 void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const void* params,
             uint32_t params_bytes) {
   if (l.global[0] == 0 || l.global[1] == 0 || l.global[2] == 0) return;

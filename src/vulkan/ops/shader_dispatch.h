@@ -39,6 +39,8 @@ inline Binding texels1(Tensor t) { return Binding(std::move(t), Buffer::TexelFor
 inline Binding texels4(Tensor t) { return Binding(std::move(t), Buffer::TexelFormat::RGBA32); }
 // Whether `t` (a float32 Vulkan tensor) can be bound as texels of `format` on this device.
 bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format);
+// Whether the whole of `t`'s buffer can be bound as one storage buffer on this device.
+bool storage_binding_fits(const Tensor& t);
 
 // Weights in the precision set by set_vulkan_precision: `values` (a float32 Vulkan tensor)
 // itself under FP32, else a tensor holding its values as 16-bit floats (two per float32
