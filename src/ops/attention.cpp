@@ -39,9 +39,22 @@ std::tuple<Tensor, Tensor> native_multi_head_attention(const Tensor& query, cons
   auto heads = [&](const Tensor& x, int64_t len) {  // [B, len, E] -> [B, H, len, D]
     return transpose(reshape(x, {b, len, num_heads, d}), 1, 2).contiguous();
   };
-  const Tensor q = mul(heads(project(query, 0), l), 1.0 / std::sqrt(static_cast<double>(d)));
-  const Tensor k = heads(project(key, 1), s);
-  const Tensor v = heads(project(value, 2), s);
+  Tensor q, k, v;
+  if (query.is_same(key) && key.is_same(value)) {
+    // Self-attention (vit's x, x, x): one product with the whole packed weight, and one copy
+    // that splits it into q, k and v by heads ([3, B, H, L, D]), instead of copying thirds of
+    // the weight each run.
+    const Tensor qkv = permute(reshape(linear(query, qkv_weight, qkv_bias), {b, l, 3, num_heads, d}), {2, 0, 3, 1, 4})
+                           .contiguous();
+    q = select(qkv, 0, 0);
+    k = select(qkv, 0, 1);
+    v = select(qkv, 0, 2);
+  } else {
+    q = heads(project(query, 0), l);
+    k = heads(project(key, 1), s);
+    v = heads(project(value, 2), s);
+  }
+  q = mul(q, 1.0 / std::sqrt(static_cast<double>(d)));
   const Tensor weights = softmax(matmul(q, transpose(k, 2, 3).contiguous()), -1);  // [B, H, L, S]
   const Tensor attended = reshape(transpose(matmul(weights, v), 1, 2).contiguous(), {b, l, embed_dim});
   const Tensor out = linear(attended, proj_weight, proj_bias);

@@ -136,6 +136,20 @@ TEST(OpsApi, PackedLinearWithMoreThan65535InputsOnVulkan) {
   EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
 }
 
+TEST(OpsApi, PackedLinearOverManyRowsOnVulkan) {
+  TVK_NEED_VULKAN();
+  // 16+ rows take the tiled kernel (gemm_tiled.glsl): 2 x 50 rows are two row tiles, 70 outputs
+  // two column tiles (the last not a multiple of 4), 37 inputs three K steps.
+  const Tensor x = randn({2, 50, 37}, 17);
+  const Tensor w = randn({70, 37}, 18);
+  const Tensor b = randn({70}, 19);
+  const Tensor expected = linear(x, w, b);
+  const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
+  const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+  EXPECT_EQ(got.sizes(), expected.sizes());
+  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+}
+
 // fp16 precision (issue 9): convolution (tiled and depthwise) and packed linear weights stored as
 // 16-bit floats. Within 1e-2 of fp32, and not equal to it (the halves are really used).
 TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
@@ -147,6 +161,7 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
   const Tensor w = randn({24, 16, 3, 3}, 22), b = randn({24}, 23);
   const Tensor dw = randn({16, 1, 3, 3}, 24), db = randn({16}, 25);
   const Tensor lx = randn({3, 300}, 26), lw = randn({50, 300}, 27), lb = randn({50}, 28);
+  const Tensor tx = randn({40, 300}, 32);  // 16+ rows: the tiled kernel
   // Batch 1, 96 channels, 1x1: conv2d_pw_split on GPUs (and under TVK_REDUCTION_SPLIT).
   const Tensor px = randn({1, 96, 6, 6}, 29), pw = randn({20, 96, 1, 1}, 30), pb = randn({20}, 31);
   auto run_all = [&] {
@@ -156,10 +171,11 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
     out.push_back(conv2d(px.vulkan(), pw.vulkan(), pb.vulkan()).cpu());
     const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
     out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu());
+    out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(tx.vulkan()), ctx}).toTensor().cpu());
     return out;
   };
   const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16),
-                                     conv2d(px, pw, pb), linear(lx, lw, lb)};
+                                     conv2d(px, pw, pb), linear(lx, lw, lb), linear(tx, lw, lb)};
   set_vulkan_precision(Precision::FP32);
   const std::vector<Tensor> full = run_all();
   set_vulkan_precision(Precision::FP16);

@@ -368,7 +368,9 @@ def generate(torch, c):
 
     # ---- matrix products ----
     mm_shapes = [(1, 1, 1), (3, 5, 7), (1, 13, 9), (8, 16, 4), (17, 3, 11), (2, 64, 3), (5, 1, 6), (9, 10, 1),
-                 (31, 33, 35), (4, 129, 2)]
+                 (31, 33, 35), (4, 129, 2),
+                 # 16+ rows take the tiled kernel: several tiles, K and columns off its 16 and 4
+                 (70, 37, 130), (130, 20, 67), (16, 1, 5), (64, 16, 64)]
     for n, m, p in mm_shapes:
         a, b = r(n, m), r(m, p)
         c.add("aten::mm", a, b)
@@ -382,9 +384,12 @@ def generate(torch, c):
     c.add("aten::linear", r(7), r(5, 7), r(5))
     c.add("aten::linear", r(2, 3, 9), r(4, 9), r(4))
     c.add("aten::linear", r(2, 1, 3, 6), r(5, 6), None)
+    c.add("aten::linear", r(2, 20, 9), r(70, 9), r(70))
+    c.add("aten::linear", r(2, 20, 12), r(70, 12), r(70))  # 4 k per texel from both operands
     matmul = [((5,), (5,)), ((4,), (4, 3)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
               ((2, 1, 3, 4), (5, 4, 2)), ((7, 9), (9, 3)), ((2, 3, 4), (2, 4, 6)), ((4,), (2, 4, 3)),
-              ((1, 2, 5, 3), (3,)), ((3, 1, 2, 3), (1, 4, 3, 2))]
+              ((1, 2, 5, 3), (3,)), ((3, 1, 2, 3), (1, 4, 3, 2)),
+              ((2, 3, 40, 20), (20, 70)), ((3, 33, 8), (3, 8, 17)), ((2, 17, 5), (1, 5, 66))]
     for sa, sb in matmul:
         c.add("aten::matmul", r(sa), r(sb))
     c.error("aten::mm", r(3, 4), r(5, 6))
@@ -572,7 +577,7 @@ def generate(torch, c):
 
     # ---- attention (nn.MultiheadAttention's fast path; a composite of linear, matmul, softmax) ----
     mha = lambda *a: tuple(torch.ops.aten._native_multi_head_attention(*a))
-    for b, l, e, h, avg in [(2, 5, 8, 2, True), (1, 7, 12, 3, False), (3, 4, 16, 4, True)]:
+    for b, l, e, h, avg in [(2, 5, 8, 2, True), (1, 7, 12, 3, False), (3, 4, 16, 4, True), (2, 20, 32, 4, True)]:
         x = r(b, l, e)
         c.add("aten::_native_multi_head_attention", x, x, x, e, h, r(3 * e, e) * 0.3, r(3 * e), r(e, e) * 0.3, r(e),
               None, True, avg, None, ref=mha)

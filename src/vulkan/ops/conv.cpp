@@ -141,12 +141,6 @@ ops::Conv2dParams pointwise_gemm(int64_t batch, int64_t in_c, int64_t out_c, int
   return g;
 }
 
-// Whether a comparison switch (TVK_WINOGRAD, TVK_PW_SPLIT) is on: unset or anything but 0.
-bool switch_on(const char* name) {
-  const char* v = std::getenv(name);
-  return !(v && std::string(v) == "0");
-}
-
 // conv2d_oc8 over checked geometry `p`: `weight` packed by conv2d_pack (or, for Winograd, 36
 // sets of it, image n using set n / wset_images), read as `weight_format` texels.
 void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, const Tensor& weight,

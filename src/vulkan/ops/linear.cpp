@@ -1,12 +1,91 @@
-// Vulkan matrix products (shader matmul.glsl): mm, bmm, addmm, linear, matmul. Operands are read
+// Vulkan matrix products: mm, bmm, addmm, linear, matmul. Products of many rows run tiled
+// (gemm_tiled.glsl), the rest one output per invocation (matmul.glsl). Operands are read
 // through strides, so linear's transposed weight and broadcast biases need no copies.
 #include "ops/matmul_shapes.h"
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
+#include "vulkan/ops/gemm.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/ops/strided_copy.h"
 
 namespace tvk::vulkan {
+
+namespace {
+// Must match gemm_tiled.glsl and gemm_rows.glsl.
+struct TiledGemmParams {
+  int32_t rows, cols, inner, batch;
+  int32_t a_batch_stride, a_row_stride, a_inner_stride;
+  int32_t b_batch_stride, b_inner_stride, b_col_stride;
+  int32_t bias_offset, bias_row_stride, bias_col_stride, has_bias;
+  float alpha, beta, out_min, out_max;
+};
+constexpr uint32_t kGemmTile = 64, kGemmGroupSide = 16;  // gemm_tiled.glsl's TILE and work group
+// gemm_rows.glsl's outputs per invocation: rows (its RM; 8 measured fastest on lavapipe, against
+// 2, 4, 12 and 16, docs/benchmarks.md) and columns.
+constexpr uint32_t kRowsTileRows = 8, kRowsTileCols = 8;
+constexpr int64_t kMaxLoopIterations = 65535;             // lavapipe's cap (docs/architecture.md)
+
+Binding texels(const Tensor& t, bool half, bool vec4) {
+  using F = Buffer::TexelFormat;
+  return Binding(t, half ? (vec4 ? F::RGBA16F : F::R16F) : (vec4 ? F::RGBA32 : F::R32));
+}
+// Whether a's rows can be read 4 values of k per texel: every quad lies inside the row.
+bool a_quads(const GemmOperand& a, int64_t inner) {
+  return !a.half && a.col_stride == 1 && inner % 4 == 0 && a.row_stride % 4 == 0 && a.batch_stride % 4 == 0;
+}
+// Whether b's rows can be read 4 columns per texel: the last quad may reach past the last
+// column (values then dropped) but not past the row, as in packed weights padded to quads.
+bool b_quads(const GemmOperand& b, int64_t cols) {
+  return b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 && b.row_stride >= (cols + 3) / 4 * 4;
+}
+// Whether b's columns can be read 4 values of k per texel (b transposed: unit k stride).
+bool b_k_quads_fit(const GemmOperand& b, int64_t inner) {
+  return b.row_stride == 1 && inner % 4 == 0 && b.col_stride % 4 == 0 && b.batch_stride % 4 == 0;
+}
+}  // namespace
+
+bool use_tiled_gemm(int64_t rows, int64_t inner) {
+  static const bool enabled = switch_on("TVK_TILED_GEMM");
+  return enabled && rows >= 16 && inner <= kMaxLoopIterations;
+}
+
+void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
+                       const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
+                       float out_min, float out_max) {
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  const TiledGemmParams p{i32(rows), i32(cols), i32(inner), i32(batch),
+                          i32(a.batch_stride), i32(a.row_stride), i32(a.col_stride),
+                          i32(b.batch_stride), i32(b.row_stride), i32(b.col_stride),
+                          bias ? i32(bias->offset) : 0, bias ? i32(bias->row_stride) : 0,
+                          bias ? i32(bias->col_stride) : 0, bias ? 1 : 0,
+                          static_cast<float>(alpha), static_cast<float>(beta), out_min, out_max};
+  // Every index the shaders form stays inside 32 bits: the last element of each operand.
+  (void)i32((batch - 1) * a.batch_stride + (rows - 1) * a.row_stride + (inner - 1) * a.col_stride);
+  (void)i32((batch - 1) * b.batch_stride + (inner - 1) * b.row_stride + (cols - 1) * b.col_stride);
+  (void)i32(batch * rows * cols);
+  if (batch == 0 || rows == 0 || cols == 0) return;
+  const Binding bias_texels = bias ? texels(bias->tensor, bias->half, false) : texels(a.tensor, a.half, false);
+  // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
+  static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
+  if (shared_on_gpus && gpu_shaped_kernels()) {
+    auto groups = [op](int64_t n) { return to_i32(op, (n + kGemmTile - 1) / kGemmTile) * kGemmGroupSide; };
+    ShaderLaunch l;
+    l.shader = "gemm_tiled";
+    l.local = {kGemmGroupSide, kGemmGroupSide, 1};
+    l.global = {static_cast<uint32_t>(groups(cols)), static_cast<uint32_t>(groups(rows)),
+                static_cast<uint32_t>(i32(batch))};
+    launch(l, {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels}, p);
+    return;
+  }
+  const bool a_vec4 = a_quads(a, inner);
+  const bool b_k_quads = a_vec4 && b_k_quads_fit(b, inner), b_vec4 = !b_k_quads && b_quads(b, cols);
+  const std::array<uint32_t, 3> grid{static_cast<uint32_t>(i32((cols + kRowsTileCols - 1) / kRowsTileCols)),
+                                     static_cast<uint32_t>(i32((rows + kRowsTileRows - 1) / kRowsTileRows)),
+                                     static_cast<uint32_t>(i32(batch))};
+  launch(grid_launch("gemm_rows", grid, {a_vec4 ? 1u : 0u, b_k_quads ? 2u : b_vec4 ? 1u : 0u, kRowsTileRows}),
+         {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_vec4 || b_k_quads), bias_texels}, p);
+}
+
 namespace {
 
 struct MatmulParams {
@@ -47,6 +126,13 @@ Tensor product(const char* op, const IntList& out_sizes, int64_t batch, int64_t 
   for (const Tensor* t : {&a.buffer, &b.buffer, &bias})
     TVK_CHECK(!t->defined() || texel_view_fits(*t, Buffer::TexelFormat::R32), op, ": an operand ",
               t->shape_string(), " exceeds this device's texel buffer limit (maxTexelBufferElements)");
+  if (use_tiled_gemm(rows, inner)) {
+    const GemmBias tiled_bias{use_bias ? bias : a.buffer, 0, bias_strides[0], bias_strides[1]};
+    launch_tiled_gemm(op, out, batch, rows, inner, cols, {a.buffer, a.batch_stride, a.row_stride, a.col_stride},
+                      {b.buffer, b.batch_stride, b.row_stride, b.col_stride}, use_bias ? &tiled_bias : nullptr,
+                      alpha, beta);
+    return out;
+  }
   launch(grid_launch("matmul", grid), {out, texels1(a.buffer), texels1(b.buffer), texels1(use_bias ? bias : a.buffer)},
          p);
   return out;

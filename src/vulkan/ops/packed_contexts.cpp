@@ -9,6 +9,7 @@
 #include "ops/registry.h"
 #include "tvk/ops.h"
 #include "vulkan/ops/conv.h"
+#include "vulkan/ops/gemm.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -270,6 +271,15 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
         std::copy(ctx.bias.contiguous().data<float>(), ctx.bias.contiguous().data<float>() + ctx.out,
                   rows_of_bias.data<float>() + r * ctx.out);
     return rows_of_bias.vulkan();
+  }
+  const bool half = ctx.packed_format != Buffer::TexelFormat::RGBA32;
+  if (use_tiled_gemm(rows, ctx.in) && texel_view_fits(ctx.packed, half ? Buffer::TexelFormat::R16F
+                                                                         : Buffer::TexelFormat::R32)) {
+    // The packed weight is [in][cols4 * 4], then the bias.
+    const GemmBias bias{ctx.packed, ctx.in * cols4 * 4, 0, 1, half};
+    launch_tiled_gemm(op, out, 1, rows, ctx.in, ctx.out, {input, 0, ctx.in, 1}, {ctx.packed, 0, cols4 * 4, 1, half},
+                      &bias, 1, 1);
+    return out;
   }
   launch(l, {out, texels1(input), Binding(ctx.packed, ctx.packed_format)}, params);
   return out;

@@ -145,4 +145,9 @@ void check_vulkan_float(const char* op, const Tensor& t, const char* arg) {
   TVK_CHECK(t.device() == tvk::Device::Vulkan, op, ": argument '", arg, "' is not a Vulkan tensor");
 }
 
+bool switch_on(const char* name) {
+  const char* v = std::getenv(name);
+  return !(v && std::string(v) == "0");
+}
+
 }  // namespace tvk::vulkan

@@ -1,0 +1,39 @@
+// Matrix products of many rows, shared by the eager matrix ops (linear.cpp) and the packed
+// linear context (packed_contexts.cpp): gemm_tiled.glsl (shared-memory tiles) on GPUs,
+// gemm_rows.glsl (register tiles, texel reads only) on CPU devices such as lavapipe.
+#pragma once
+
+#include <limits>
+
+#include "vulkan/ops/shader_dispatch.h"
+
+namespace tvk::vulkan {
+
+// A matrix operand read as texels through strides: of its batch entries, rows and columns (for
+// b, a row is one step of the inner dimension). `half`: the tensor holds 16-bit floats
+// (fp16 weights from store_weights) and the strides count halves.
+struct GemmOperand {
+  Tensor tensor;
+  int64_t batch_stride, row_stride, col_stride;
+  bool half = false;
+};
+// A bias read at offset + i * row_stride + j * col_stride (strides 0 where it broadcasts).
+struct GemmBias {
+  Tensor tensor;
+  int64_t offset, row_stride, col_stride;
+  bool half = false;
+};
+
+// Whether a product of `rows` rows per batch entry and `inner` terms per output takes these
+// kernels. Below 16 rows a tile wastes most of its work and the row kernels (matmul.glsl,
+// linear_t4.glsl) are better; they also take sums longer than one invocation may walk on
+// lavapipe (65535 loop iterations). TVK_TILED_GEMM=0: never, to compare.
+bool use_tiled_gemm(int64_t rows, int64_t inner);
+
+// out[s] (contiguous [batch][rows][cols]) = clamp(alpha * a[s] @ b[s] + beta * bias).
+void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
+                       const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
+                       float out_min = -std::numeric_limits<float>::infinity(),
+                       float out_max = std::numeric_limits<float>::infinity());
+
+}  // namespace tvk::vulkan
