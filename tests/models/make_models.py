@@ -167,10 +167,11 @@ class NamedTupleOut(torch.nn.Module):
 
 
 class TorchFlags(torch.nn.Module):
-    """What nn.MultiheadAttention asks before its fast path: nested, autocast, CUDA."""
+    """What nn.MultiheadAttention asks before its fast path: nested, autocast, CUDA, and (torch
+    2.x) the device's type, prim::type."""
 
     def forward(self, x):
-        if x.is_nested or torch.is_autocast_enabled() or x.is_cuda:
+        if x.is_nested or torch.is_autocast_enabled() or x.is_cuda or x.device.type == "meta":
             return x
         return x * 2.0 + 1.0
 

@@ -511,6 +511,12 @@ bool call_builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IV
     *result = IValue(args[0].toTensor().device());
     return true;
   }
+  // device.type (torch 2.x's nn.MultiheadAttention asks `x.device.type in [...]`): "cpu" or
+  // "vulkan", as str(device) spells it.
+  if (path == "ops.prim.type" && args.size() == 1 && args[0].isDevice()) {
+    *result = IValue(std::string(to_string(args[0].toDevice())));
+    return true;
+  }
   if (path == "ops.prim.dtype" && args.size() == 1 && args[0].isTensor()) {
     // PyTorch's ScalarType codes: float32 = 6, int64 = 4, bool = 11.
     const DType d = args[0].toTensor().dtype();
