@@ -80,6 +80,8 @@ class Cases:
         if isinstance(v, (list, tuple)):
             if all(isinstance(x, torch.Tensor) for x in v) and v:
                 return f"tensors {len(v)} " + " ".join(self._tensor(x) for x in v)
+            if all(x is None or isinstance(x, torch.Tensor) for x in v) and v:  # Tensor?[]
+                return f"opttensors {len(v)} " + " ".join("none" if x is None else self._tensor(x) for x in v)
             if all(isinstance(x, int) and not isinstance(x, bool) for x in v):
                 return f"ints {len(v)} " + " ".join(str(x) for x in v)
             if all(isinstance(x, float) for x in v):
@@ -554,6 +556,28 @@ def generate(torch, c):
     c.add("aten::cumsum", torch.tensor([[1, 2, 3], [4, 5, 6]]), 1, None)
     c.add("aten::argsort", torch.tensor([5, -2, 9, 0]), 0, False)
     c.error("aten::topk", r(3), 4, -1, True, True, ref=lambda t, k, d, l, so: tuple(torch.topk(t, k, d, l, so)))
+    # x[idx] with tensor indices: a table by a 2-D index (swin_t's and maxvit_t's relative-position
+    # bias), negative indices, rows and columns together, after a full slice, a 0-D index.
+    c.add("aten::index.Tensor", r(13, 3), [torch.tensor([[0, 12, 5], [7, 7, 1]])])
+    c.add("aten::index.Tensor", r(4, 5, 3), [None, torch.tensor([-1, 0, 2, -5])])
+    c.add("aten::index.Tensor", r(4, 5, 3), [torch.tensor([[3], [0]]), torch.tensor([1, 4, 2])])
+    c.add("aten::index.Tensor", r(2, 4, 5), [None, torch.tensor([3, 1]), torch.tensor([0, 4])])
+    c.add("aten::index.Tensor", r(6, 2), [torch.tensor(4)])
+    c.add("aten::index.Tensor", torch.tensor([[1, 2], [3, 4]]), [torch.tensor([1, 1, 0])])
+    c.error("aten::index.Tensor", r(4, 5), [torch.tensor([4])])
+    c.error("aten::index.Tensor", r(4, 5), [None, torch.tensor([-6])])
+    c.error("aten::index.Tensor", r(4, 5), [torch.tensor([1, 2]), torch.tensor([0, 1, 2])])
+    # einsum: maxvit_t's two attention products, a transpose-free matrix product, a sum over a
+    # label one operand has alone, three operands, the implicit output.
+    c.add("aten::einsum", "BGHID,BGHJD->BGHIJ", [r(2, 3, 2, 5, 4), r(2, 3, 2, 6, 4)], None)
+    c.add("aten::einsum", "BGHIJ,BGHJD->BGHID", [r(2, 3, 2, 5, 6), r(2, 3, 2, 6, 4)], None)
+    c.add("aten::einsum", "ik,kj->ji", [r(5, 7), r(7, 3)], None)
+    c.add("aten::einsum", "bij,bk->bi", [r(2, 3, 4), r(2, 5)], None)
+    c.add("aten::einsum", "ij,jk,kl->il", [r(3, 4), r(4, 5), r(5, 2)], None)
+    c.add("aten::einsum", "ij,jk", [r(3, 4), r(4, 5)], None)
+    c.add("aten::einsum", "ijk->kj", [r(3, 4, 5)], None)
+    c.error("aten::einsum", "ij,jk->ik", [r(3, 4), r(5, 2)], None)
+    c.error("aten::einsum", "ij,jk->ik", [r(3, 4)], None)
     c.add("aten::index_select", r(4, 5), 0, torch.tensor([3, 0, 3]))
     c.add("aten::index_select", r(2, 5, 3), 1, torch.tensor([4, 1]))
     c.add("aten::index_select", torch.tensor([[1, 2], [3, 4]]), 1, torch.tensor([1]))

@@ -105,6 +105,8 @@ IValue to_arg(const std::vector<std::string>& t, Device device) {
     if (kind == "ints") items.emplace_back(static_cast<int64_t>(std::stoll(t.at(i++))));
     else if (kind == "floats") items.emplace_back(std::strtod(t.at(i++).c_str(), nullptr));
     else if (kind == "tensors") items.emplace_back(place(load_tensor(t, i)));
+    else if (kind == "opttensors" && t.at(i) == "none") items.emplace_back(), ++i;
+    else if (kind == "opttensors") items.emplace_back(place(load_tensor(t, i)));
     else throw Error("unknown manifest argument kind " + kind);
   }
   return IValue::list(std::move(items));
@@ -210,7 +212,8 @@ void run_case(const Case& c, Device device) {
   bool tensor_inputs = false;
   for (const auto& a : c.args) {
     args.push_back(to_arg(a, device));
-    tensor_inputs = tensor_inputs || a.at(0) == "tensor" || a.at(0) == "tensors" || a.at(0) == "device";
+    tensor_inputs = tensor_inputs || a.at(0) == "tensor" || a.at(0) == "tensors" || a.at(0) == "opttensors" ||
+                    a.at(0) == "device";
   }
   if (c.expect_error) {
     const std::string op_name = c.op.substr(0, c.op.find('.'));

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "ops/cpu/cpu_loops.h"
+#include "ops/index_plan.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 
@@ -164,6 +165,24 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
         }
     }
     return 0;
+  });
+  return out;
+}
+
+// x[idx] and x[:, rows, cols]: rows of the indexed block, gathered (ops/index_plan.h).
+Tensor index(const Tensor& self, const IValue& indices) {
+  const IndexPlan p = index_plan("aten::index", self, optional_tensor_list(indices));
+  const Tensor in = self.contiguous();
+  Tensor out = empty(p.out_sizes, self.dtype());
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* src = in.template data<T>();
+    T* dst = out.template data<T>();
+    const int64_t count = static_cast<int64_t>(p.rows.size());
+    for (int64_t o = 0; o < p.outer; ++o)
+      for (int64_t i = 0; i < count; ++i)
+        std::copy_n(src + (o * p.size + p.rows[static_cast<size_t>(i)]) * p.inner, p.inner,
+                    dst + (o * count + i) * p.inner);
   });
   return out;
 }
@@ -355,6 +374,7 @@ TVK_REGISTER_OP("aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True
 TVK_REGISTER_OP("aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", sort);
 TVK_REGISTER_OP("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", argsort);
 TVK_REGISTER_OP("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum);
+TVK_REGISTER_OP("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", index);
 TVK_REGISTER_OP("aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", index_select);
 TVK_REGISTER_OP("aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", gather);
 TVK_REGISTER_OP("aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", where_self);

@@ -1,0 +1,30 @@
+// aten::index with tensor indices (x[idx], x[:, rows, cols]), shared by the CPU and Vulkan
+// kernels: which dimensions are indexed, the output's shape, and for each output row the row of
+// the indexed block it reads. The index tensors are read on the host (CPU tensors).
+#pragma once
+
+#include <vector>
+
+#include "tvk/ivalue.h"
+#include "tvk/tensor.h"
+
+namespace tvk::ops {
+
+// self read as [outer, size, inner], where `size` is the product of the indexed dimensions;
+// out as [outer, rows.size(), inner].
+struct IndexPlan {
+  IntList out_sizes;
+  int64_t outer = 1, size = 1, inner = 1;
+  std::vector<int64_t> rows;  // each in [0, size)
+};
+
+// `indices`: one entry per leading dimension of self, undefined for a full slice (None). The
+// defined ones must be int64, adjacent (as PyTorch places the result dimensions there only
+// then), broadcastable to each other, and in range (negative counts from the end). Throws
+// tvk::Error naming `op` otherwise.
+IndexPlan index_plan(const char* op, const Tensor& self, const std::vector<Tensor>& indices);
+
+// A `Tensor?[]` argument: None elements become undefined tensors.
+std::vector<Tensor> optional_tensor_list(const IValue& list);
+
+}  // namespace tvk::ops
