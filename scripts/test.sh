@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds tvk in its default configuration and in the other build
 # switches CI covers, and runs every test on the default Vulkan device (lavapipe here) with the
-# Khronos validation layer on. Ends with ctest's summary of the default build.
+# Khronos validation layer on, except those labelled slow (every torchvision classifier,
+# scripted and traced: about an hour here). Ends with ctest's summary of the default build.
+#
+# scripts/test.sh --slow: the same, and the slow tests too.
 #
 # scripts/test.sh --sanitize: instead, builds everything under AddressSanitizer (with
 # LeakSanitizer) and UndefinedBehaviorSanitizer in build-asan/ and runs the C++ and CLI tests
@@ -46,7 +49,7 @@ if [[ "${1:-}" == --sanitize ]]; then
   export LSAN_OPTIONS=suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export TVK_CACHE_DIR="$root/build-asan/cache"
-  ctest --output-on-failure -j"$jobs" -LE "slow|python|java|install|docs" --timeout 3600
+  ctest --output-on-failure -j"$jobs" -LE "slow|stress|python|java|install|docs" --timeout 3600
   exit
 fi
 
@@ -87,4 +90,8 @@ echo "== default build"
 mkdir -p build
 configure_and_build build
 cd build
-ctest --output-on-failure -j"$jobs"
+if [[ "${1:-}" == --slow ]]; then
+  ctest --output-on-failure -j"$jobs"   # everything, the tests labelled slow included
+else
+  ctest --output-on-failure -j"$jobs" -LE slow
+fi

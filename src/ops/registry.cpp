@@ -104,6 +104,10 @@ Device dispatch_device(const OpEntry& op, const Stack& args) {
   return Device::CPU;
 }
 
+bool scalar_stays_on_cpu(const Tensor& t) {
+  return t.defined() && t.dim() == 0 && (t.dtype() == DType::Int64 || t.dtype() == DType::Bool);
+}
+
 namespace {
 thread_local const OpEntry* t_current_op = nullptr;
 

@@ -49,6 +49,10 @@ class Registry {
 // The device an op call runs on: that of its tensor arguments (all must agree), else a Device
 // argument, else the CPU.
 Device dispatch_device(const OpEntry& op, const Stack& args);
+// 0-D integer tensors (a traced model's shape arithmetic, batch norm's num_batches_tracked)
+// stay on the CPU when a model or its constants move to a device: Vulkan kernels compute in
+// float32 only, and these feed int() and size arithmetic on the host.
+bool scalar_stays_on_cpu(const Tensor& t);
 // Runs `op` on complete arguments. Throws UnsupportedError when the device has no kernel.
 IValue call(const OpEntry& op, Stack args);
 // Looks up `full_name` and runs it; fills trailing defaults for a shorter argument list.

@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "ops/registry.h"
 #include "ops/xnnpack_contexts.h"
 
 namespace tvk::jit {
@@ -514,6 +515,7 @@ int move_constants(Graph& g, Device device) {
     for (Arg& a : n->args) {
       if (!is_const_tensor(a) || a.constant.toTensor().device() == device) continue;
       const Tensor& t = a.constant.toTensor();
+      if (ops::scalar_stays_on_cpu(t)) continue;
       auto it = done.find(t.storage().get());
       if (it != done.end() && it->second.sizes() == t.sizes()) {
         a = Arg::of(IValue(it->second));

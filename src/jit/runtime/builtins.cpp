@@ -503,10 +503,6 @@ bool call_builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IV
     *result = IValue();
     return true;
   }
-  if (path == "ops.prim.NumToTensor" && args.size() == 1 && args[0].isNumber()) {
-    *result = IValue(full({}, args[0].toDouble()));
-    return true;
-  }
   if (path == "ops.prim.device" && args.size() == 1 && args[0].isTensor()) {
     *result = IValue(args[0].toTensor().device());
     return true;

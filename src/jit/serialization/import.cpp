@@ -5,6 +5,7 @@
 #include "core/storage.h"
 #include "jit/frontend/parser.h"
 #include "ops/custom_class.h"
+#include "ops/registry.h"
 #include "tvk/version.h"
 #include "jit/serialization/storage_record.h"
 #include "jit/serialization/unpickler.h"
@@ -52,7 +53,7 @@ class StorageLoader {
 // Moves every tensor reachable from `v` (objects, lists, tuples, dicts) to `device`, once each.
 void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen) {
   if (v.isTensor()) {
-    if (v.toTensor().defined()) v = IValue(v.toTensor().to(device));
+    if (v.toTensor().defined() && !ops::scalar_stays_on_cpu(v.toTensor())) v = IValue(v.toTensor().to(device));
   } else if (v.isList() || v.isTuple()) {
     for (IValue& e : *v.toListRef()) move_tensors(e, device, seen);
   } else if (v.isDict()) {

@@ -6,24 +6,66 @@
 namespace tvk::ops::cpu {
 namespace {
 
-template <typename F>
-Tensor broadcast_binary(const char* op, const Tensor& a, const Tensor& b, F&& f) {
-  check_float(op, a, "self");
-  check_float(op, b, "other");
-  const IntList sizes = broadcast_shapes(op, a.sizes(), b.sizes());
-  Tensor out = empty(sizes);
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
+// PyTorch's type promotion over tvk's dtypes: int64 with int64 (or an integral scalar) stays
+// int64 for add, sub and mul (traced models do shape arithmetic on 0-D int64 tensors from
+// prim::NumToTensor); anything else computes in float32, bools and int64 converted.
+bool is_whole(double v) { return v == static_cast<double>(static_cast<int64_t>(v)); }
+
+Tensor to_float(const char* op, const Tensor& t, const char* arg) {
+  check_defined(op, t, arg);
+  if (t.dtype() == DType::Float32) return t;
+  TVK_CHECK(t.device() == Device::CPU, op, ": argument '", arg, "' must be float32, got ", to_string(t.dtype()));
+  const Tensor in = t.contiguous();
+  Tensor out = empty(t.sizes());
   float* po = out.data<float>();
+  if (t.dtype() == DType::Int64) {
+    const int64_t* pi = in.data<int64_t>();
+    for (int64_t i = 0; i < t.numel(); ++i) po[i] = static_cast<float>(pi[i]);
+  } else {
+    const bool* pi = in.data<bool>();
+    for (int64_t i = 0; i < t.numel(); ++i) po[i] = pi[i] ? 1.0f : 0.0f;
+  }
+  return out;
+}
+
+template <typename T, typename F>
+Tensor broadcast_loop(const char* op, const Tensor& a, const Tensor& b, DType dtype, F&& f) {
+  const IntList sizes = broadcast_shapes(op, a.sizes(), b.sizes());
+  Tensor out = empty(sizes, dtype);
+  const T* pa = a.data<T>();
+  const T* pb = b.data<T>();
+  T* po = out.data<T>();
   strided_loop<2>(sizes, {broadcast_strides(a, sizes), broadcast_strides(b, sizes)},
                   [&](int64_t i, int64_t oa, int64_t ob) { po[i] = f(pa[oa], pb[ob]); });
   return out;
+}
+
+// `f` is called with floats, or with int64s when `integral_too` and both operands are int64.
+template <typename F>
+Tensor broadcast_binary(const char* op, const Tensor& a, const Tensor& b, F&& f, bool integral_too = true) {
+  if (integral_too && a.defined() && b.defined() && a.dtype() == DType::Int64 && b.dtype() == DType::Int64)
+    return broadcast_loop<int64_t>(op, a, b, DType::Int64, f);
+  return broadcast_loop<float>(op, to_float(op, a, "self"), to_float(op, b, "other"), DType::Float32, f);
+}
+
+// A tensor-and-scalar op: int64 when self is int64 and the scalar whole (and `integral_too`).
+template <typename F>
+Tensor scalar_binary(const char* op, const Tensor& self, double other, F&& f, bool integral_too = true) {
+  check_defined(op, self);
+  if (integral_too && self.dtype() == DType::Int64 && is_whole(other)) {
+    Tensor value = empty({}, DType::Int64);
+    *value.data<int64_t>() = static_cast<int64_t>(other);
+    return broadcast_loop<int64_t>(op, self, value, DType::Int64, f);
+  }
+  return map_float(to_float(op, self, "self"), [&](float x) { return f(x, static_cast<float>(other)); });
 }
 
 // Writes `result` (same shape as `self`) back into `self`'s possibly strided view.
 Tensor assign_in_place(const char* op, const Tensor& self, const Tensor& result) {
   TVK_CHECK(result.sizes() == self.sizes(), op, ": output of shape ", result.shape_string(),
             " does not match the in-place target ", self.shape_string());
+  TVK_CHECK(self.dtype() == DType::Float32, op, ": in-place arithmetic needs a float32 self, got ",
+            to_string(self.dtype()));
   float* dst = self.data<float>();
   const float* src = result.data<float>();
   strided_loop<1>(self.sizes(), {self.strides()}, [&](int64_t i, int64_t o) { dst[o] = src[i]; });
@@ -31,41 +73,34 @@ Tensor assign_in_place(const char* op, const Tensor& self, const Tensor& result)
 }
 
 Tensor add_tensor(const Tensor& self, const Tensor& other, Scalar alpha) {
-  const float a = static_cast<float>(alpha);
-  return broadcast_binary("aten::add", self, other, [a](float x, float y) { return x + a * y; });
+  return broadcast_binary("aten::add", self, other, [alpha](auto x, auto y) { return x + static_cast<decltype(x)>(alpha) * y; },
+                          is_whole(alpha));
 }
 Tensor add_scalar(const Tensor& self, Scalar other, Scalar alpha) {
-  check_float("aten::add", self);
-  const float v = static_cast<float>(other * alpha);
-  return map_float(self, [v](float x) { return x + v; });
+  return scalar_binary("aten::add", self, other * alpha, [](auto x, auto y) { return x + y; });
 }
 Tensor add_inplace(const Tensor& self, const Tensor& other, Scalar alpha) {
   return assign_in_place("aten::add_", self, add_tensor(self, other, alpha));
 }
 Tensor sub_tensor(const Tensor& self, const Tensor& other, Scalar alpha) {
-  const float a = static_cast<float>(alpha);
-  return broadcast_binary("aten::sub", self, other, [a](float x, float y) { return x - a * y; });
+  return broadcast_binary("aten::sub", self, other, [alpha](auto x, auto y) { return x - static_cast<decltype(x)>(alpha) * y; },
+                          is_whole(alpha));
 }
 Tensor sub_scalar(const Tensor& self, Scalar other, Scalar alpha) {
-  check_float("aten::sub", self);
-  const float v = static_cast<float>(other * alpha);
-  return map_float(self, [v](float x) { return x - v; });
+  return scalar_binary("aten::sub", self, other * alpha, [](auto x, auto y) { return x - y; });
 }
 Tensor mul_tensor(const Tensor& self, const Tensor& other) {
-  return broadcast_binary("aten::mul", self, other, [](float x, float y) { return x * y; });
+  return broadcast_binary("aten::mul", self, other, [](auto x, auto y) { return x * y; });
 }
 Tensor mul_scalar(const Tensor& self, Scalar other) {
-  check_float("aten::mul", self);
-  const float v = static_cast<float>(other);
-  return map_float(self, [v](float x) { return x * v; });
+  return scalar_binary("aten::mul", self, other, [](auto x, auto y) { return x * y; });
 }
+// True division: float32 whatever the operands.
 Tensor div_tensor(const Tensor& self, const Tensor& other) {
-  return broadcast_binary("aten::div", self, other, [](float x, float y) { return x / y; });
+  return broadcast_binary("aten::div", self, other, [](auto x, auto y) { return x / y; }, false);
 }
 Tensor div_scalar(const Tensor& self, Scalar other) {
-  check_float("aten::div", self);
-  const float v = static_cast<float>(other);
-  return map_float(self, [v](float x) { return x / v; });
+  return scalar_binary("aten::div", self, other, [](auto x, auto y) { return x / y; }, false);
 }
 
 // In-place forms: the result is computed as by the out-of-place op and written back into

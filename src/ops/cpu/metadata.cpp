@@ -25,6 +25,15 @@ int64_t int_tensor(const Tensor& a) {
   return static_cast<int64_t>(single_value("aten::Int", a));
 }
 double float_tensor(const Tensor& a) { return single_value("aten::Float", a); }
+// A number as a 0-D CPU tensor (traced models wrap sizes in it before int()): int64 for ints,
+// float32 for floats.
+Tensor num_to_tensor(const IValue& a) {
+  TVK_CHECK(a.isInt() || a.isDouble() || a.isBool(), "prim::NumToTensor: expected a number, got ", a.tag_name());
+  if (a.isDouble()) return full({}, a.toDouble());
+  Tensor t = empty({}, DType::Int64);
+  *t.data<int64_t>() = a.isBool() ? static_cast<int64_t>(a.toBool()) : a.toInt();
+  return t;
+}
 
 }  // namespace
 
@@ -34,5 +43,6 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::dim(Tensor self) -> int", dim);
 TVK_REGISTER_OP_ANY_DEVICE("aten::numel(Tensor self) -> int", numel);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Int.Tensor(Tensor a) -> int", int_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Float.Tensor(Tensor a) -> float", float_tensor);
+TVK_REGISTER_OP("prim::NumToTensor.Scalar(Scalar a) -> Tensor", num_to_tensor);
 
 }  // namespace tvk::ops::cpu
