@@ -37,6 +37,7 @@ VulkanInfo vulkan_info();
 struct VulkanCounters {
   uint64_t dispatches = 0;       // since start
   uint64_t submits = 0;          // since start
+  uint64_t waited_ns = 0;        // host time spent waiting for the GPU's fences, since start
   // Device memory of every pool (the context's and the recordings' arenas):
   uint64_t used_bytes = 0;       // handed out to tensors and staging now
   uint64_t peak_used_bytes = 0;  // the most handed out at once since vulkan_reset_peak_memory()

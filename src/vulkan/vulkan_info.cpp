@@ -70,6 +70,7 @@ VulkanCounters vulkan_counters() {
   if (!ctx) return c;
   c.dispatches = ctx->stream().dispatches();
   c.submits = ctx->stream().submits();
+  c.waited_ns = ctx->stream().waited_ns();
   const vulkan::MemoryStats m = vulkan::MemoryPool::process_stats();  // capture arenas included
   c.used_bytes = m.used_bytes;
   c.peak_used_bytes = m.peak_used_bytes;

@@ -373,6 +373,9 @@ int cmd_bench(int argc, char** argv) {
   const double per_inference = 1.0 / iterations;
   const double dispatches = static_cast<double>(after.dispatches - before.dispatches) * per_inference;
   const double submits = static_cast<double>(after.submits - before.submits) * per_inference;
+  // Of the latency, the time the host sat waiting for the GPU's fences: the rest is host work
+  // (uploads, read-backs, op dispatch), measured on the timed runs themselves.
+  const double wait_ms = static_cast<double>(after.waited_ns - before.waited_ns) * per_inference / 1e6;
   // Host time: what the CPU spends per inference outside waiting for the GPU, estimated as
   // latency minus GPU time (the GPU runs while the host waits at the end).
   const double host_ms = gpu_ms >= 0 ? std::max(0.0, median - gpu_ms) : median;
@@ -385,12 +388,12 @@ int cmd_bench(int argc, char** argv) {
                 "\"warmup\": %d, \"load_ms\": %.3f, \"first_ms\": %.3f, \"min_ms\": %.4f, \"median_ms\": %.4f, "
                 "\"mean_ms\": %.4f, \"p90_ms\": %.4f, \"max_ms\": %.4f, \"throughput_per_s\": %.2f, "
                 "\"peak_device_bytes\": %llu, \"reserved_device_bytes\": %llu, \"dispatches_per_inference\": %.1f, \"submits_per_inference\": %.1f, "
-                "\"gpu_ms\": %.4f, \"host_ms\": %.4f",
+                "\"gpu_ms\": %.4f, \"host_ms\": %.4f, \"wait_ms\": %.4f",
                 json_string(args.model()).c_str(), to_string(device), precision.c_str(), batch, iterations, warmup,
                 load_ms, first_ms, sorted.front(), median, sum / iterations, percentile(sorted, 0.9), sorted.back(),
                 1000.0 * batch * iterations / loop_ms, static_cast<unsigned long long>(peak.peak_used_bytes),
                 static_cast<unsigned long long>(peak.reserved_bytes),
-                dispatches, submits, gpu_ms, host_ms);
+                dispatches, submits, gpu_ms, host_ms, wait_ms);
     if (args.has("--profile")) {
       std::printf(", \"profile\": [");
       for (size_t i = 0; i < ops.size(); ++i)
@@ -405,9 +408,9 @@ int cmd_bench(int argc, char** argv) {
                 args.model().c_str(), to_string(device), median, sorted.front(), sum / iterations,
                 percentile(sorted, 0.9), iterations, warmup, load_ms, first_ms);
     if (vulkan)
-      std::printf("  %.0f dispatches and %.1f submits per inference, GPU %.3f ms, host %.3f ms, peak device memory "
-                  "%.1f MiB (%.1f MiB reserved)\n",
-                  dispatches, submits, gpu_ms, host_ms, static_cast<double>(peak.peak_used_bytes) / (1 << 20),
+      std::printf("  %.0f dispatches and %.1f submits per inference, GPU %.3f ms, host %.3f ms (waiting for the GPU "
+                  "%.3f ms), peak device memory %.1f MiB (%.1f MiB reserved)\n",
+                  dispatches, submits, gpu_ms, host_ms, wait_ms, static_cast<double>(peak.peak_used_bytes) / (1 << 20),
                   static_cast<double>(peak.reserved_bytes) / (1 << 20));
     if (args.has("--profile")) {
       std::printf("  GPU time per inference by op (mean of %d profiled runs):\n", profiled);

@@ -456,8 +456,18 @@ void CommandStream::wait_fence(VkFence fence) {
   // A bounded wait: a hung device is reported instead of blocking forever.
   const uint64_t timeout = wait_timeout_ns_;
   if (faults::hit(faults::Point::DeviceLost)) throw_vk_error(VK_ERROR_DEVICE_LOST, "vkWaitForFences", __FILE__, __LINE__);
+  const auto start = std::chrono::steady_clock::now();
+  // Time spent here is time the host waited for the GPU (benchmarks split latency by it).
+  struct CountWait {
+    std::atomic<uint64_t>& total;
+    std::chrono::steady_clock::time_point start;
+    ~CountWait() {
+      total += static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    }
+  } count{waited_ns_, start};
   if (wait_spin_ns_ > 0) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(wait_spin_ns_);
+    const auto until = start + std::chrono::nanoseconds(wait_spin_ns_);
     do {
       const VkResult s = vkGetFenceStatus(device_.handle(), fence);
       if (s == VK_SUCCESS) return;

@@ -160,6 +160,7 @@ class CommandStream {
 
   uint64_t submits() const { return submits_; }
   uint64_t dispatches() const { return dispatches_total_; }
+  uint64_t waited_ns() const { return waited_ns_; }  // host time in fence waits, since start
 
   // Capture (see Capture): from begin_capture to end_capture, this thread's work is recorded
   // into `capture`. Other threads keep running eagerly.
@@ -219,6 +220,7 @@ class CommandStream {
   std::map<std::string, ProfileStat> profile_;
   std::atomic<uint64_t> submits_{0};
   std::atomic<uint64_t> dispatches_total_{0};
+  std::atomic<uint64_t> waited_ns_{0};
 };
 
 }  // namespace tvk::vulkan
