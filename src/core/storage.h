@@ -7,8 +7,25 @@
 #include <memory>
 
 #include "tvk/device.h"
+#include "tvk/tensor.h"
 
 namespace tvk {
+
+// Where the elements of a copy made by a view op came from. Vulkan's view ops (select, slice,
+// permute...) copy, since Vulkan tensors are contiguous; PyTorch's return views, so that
+// `x[a:b] = v` (a slice, then copy_) writes into x. The copy's storage keeps this note, and an
+// in-place op on it writes the copy back through it (ops/registry.cpp, write_back_view). The
+// root is the first storage that is not such a copy, held weakly: once it is gone nothing can
+// read what a write-back would give it.
+struct ViewSource {
+  std::weak_ptr<Storage> root;
+  IntList sizes, strides;  // the copy's elements, in its storage's order, as a view of the root
+  int64_t offset = 0;
+  DType dtype = DType::Float32;
+  // False when the view of the view could not be expressed as one strided view of the root
+  // (a reshape that strides cannot express): writing through it is an error.
+  bool writable = true;
+};
 
 class Storage {
  public:
@@ -20,8 +37,16 @@ class Storage {
   virtual Device device() const = 0;
   size_t nbytes() const { return nbytes_; }
 
+  // Set once, by the view op that made this storage, before its tensor is handed out.
+  void set_view_source(ViewSource source) { view_source_ = std::make_unique<ViewSource>(std::move(source)); }
+  const ViewSource* view_source() const { return view_source_.get(); }
+  void forbid_writes_through_view() {
+    if (view_source_) view_source_->writable = false;
+  }
+
  private:
   size_t nbytes_;
+  std::unique_ptr<ViewSource> view_source_;
 };
 
 // Host memory, owned or borrowed (from_blob).

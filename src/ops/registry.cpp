@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/storage.h"
+
 namespace tvk {
 namespace {
 std::atomic<int> g_cpu_fallback{-1};  // -1: not yet read from TVK_CPU_FALLBACK
@@ -38,6 +40,7 @@ OpEntry& Registry::define(const std::string& schema_text, BoxedKernel cpu) {
   OpEntry& entry = ops_[key];
   entry.schema = std::move(schema);
   entry.cpu = std::move(cpu);
+  entry.mutates_self = !entry.schema.arguments.empty() && entry.schema.arguments[0].type.find("(a!)") != std::string::npos;
   auto pending = pending_.find(key);
   if (pending != pending_.end()) {
     for (auto& [device, kernel] : pending->second) {
@@ -90,15 +93,26 @@ void note_device(const Tensor& t, std::optional<Device>& found, const OpEntry& o
 }
 }  // namespace
 
+namespace {
+// A 0-D CPU tensor beside tensors of another device (a traced model's scale from size
+// arithmetic, say) goes with them, as PyTorch lets it: it does not choose the device.
+bool is_cpu_scalar(const IValue& v) {
+  return v.isTensor() && v.toTensor().defined() && v.toTensor().dim() == 0 && v.toTensor().device() == Device::CPU;
+}
+}  // namespace
+
 Device dispatch_device(const OpEntry& op, const Stack& args) {
   std::optional<Device> found;
+  bool cpu_scalars = false;
   for (const IValue& v : args) {
-    if (v.isTensor()) note_device(v.toTensor(), found, op);
+    if (is_cpu_scalar(v)) cpu_scalars = true;
+    else if (v.isTensor()) note_device(v.toTensor(), found, op);
     else if (v.isList())
       for (const IValue& e : v.toList())
         if (e.isTensor()) note_device(e.toTensor(), found, op);
   }
   if (found) return *found;
+  if (cpu_scalars) return Device::CPU;
   for (const IValue& v : args)
     if (v.isDevice()) return v.toDevice();
   return Device::CPU;
@@ -169,6 +183,30 @@ IValue call_on_cpu(const OpEntry& op, Stack args) {
   for (IValue& v : args) v = move_tensors(v, Device::CPU);
   return move_tensors(op.cpu(args), Device::Vulkan, /*floats_only=*/true);
 }
+// After an in-place op on `self`: when self's storage is a copy made by a view op (Vulkan's,
+// core/storage.h ViewSource), the copy goes back to where it came from, as a PyTorch view
+// would have been written in place (x[a:b] = v: a slice, then copy_ into it).
+void write_back_view(const OpEntry& op, const Tensor& self, const IValue& result) {
+  if (!self.defined()) return;
+  Storage& storage = *self.storage();
+  const ViewSource* source = storage.view_source();
+  if (source == nullptr) return;
+  const std::shared_ptr<Storage> root = source->root.lock();
+  if (!root) return;  // nothing can read the tensor the view was taken from
+  if (!result.isTensor() || !result.toTensor().defined() || result.toTensor().storage() != self.storage() ||
+      result.toTensor().sizes() != self.sizes()) {
+    // transpose_ rearranges the copy in place, where PyTorch changes only the view's strides:
+    // the copy no longer matches the view it came from.
+    storage.forbid_writes_through_view();
+    return;
+  }
+  TVK_CHECK(source->writable, op.schema.full_name(), ": writing through this view on ",
+            to_string(self.device()), " is not supported (a view of a reshaped view that strides cannot express)");
+  const Tensor root_view(root, source->sizes, source->strides, source->offset, source->dtype);
+  const Tensor copy(self.storage(), source->sizes, contiguous_strides(source->sizes), 0, self.dtype());
+  call(require_op("aten::copy_"), Stack{IValue(root_view), IValue(copy), IValue(false)});
+}
+
 }  // namespace
 
 IValue call(const OpEntry& op, Stack args) {
@@ -192,7 +230,14 @@ IValue call(const OpEntry& op, Stack args) {
                                                                                "TVK_CPU_FALLBACK=1 or set_cpu_fallback(true) "
                                                                                "runs it there)" : ")"));
   }
-  return kernel(args);
+  if (device != Device::CPU)
+    for (IValue& v : args)
+      if (is_cpu_scalar(v)) v = IValue(v.toTensor().to(device));
+  if (!op.mutates_self) return kernel(args);
+  const Tensor self = args.empty() || !args[0].isTensor() ? Tensor() : args[0].toTensor();
+  IValue result = kernel(args);
+  write_back_view(op, self, result);
+  return result;
 }
 
 const OpEntry& require_op(const std::string& full_name) {

@@ -25,6 +25,7 @@ struct OpEntry {
   Schema schema;
   BoxedKernel cpu;
   BoxedKernel vulkan;
+  bool mutates_self = false;  // its first argument is `Tensor(a!)`
   bool supports(Device d) const { return d == Device::CPU ? static_cast<bool>(cpu) : static_cast<bool>(vulkan); }
 };
 

@@ -1,4 +1,5 @@
 // Registers the Vulkan DeviceBackend with the core at start-up.
+#include <cstdint>
 #include <cstring>
 
 #include "vulkan/vulkan_storage.h"
@@ -16,9 +17,11 @@ std::shared_ptr<MemoryPool> capture_arena() {
 }
 }  // namespace
 
+// The buffer is rounded up to whole 32-bit words: shaders write bool tensors (a byte per
+// element) a word at a time.
 VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, size_t nbytes)
     : Storage(nbytes), context_(std::move(context)), arena_(capture_arena()),
-      buffer_(make_buffer(*context_, arena_, nbytes)) {}
+      buffer_(make_buffer(*context_, arena_, nbytes > SIZE_MAX - 3 ? nbytes : (nbytes + 3) / 4 * 4)) {}
 
 const VulkanStorage& storage_of(const Tensor& t) {
   TVK_CHECK(t.defined() && t.device() == tvk::Device::Vulkan, "expected a Vulkan tensor");

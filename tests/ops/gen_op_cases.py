@@ -598,6 +598,53 @@ def generate(torch, c):
     c.add("aten::gt.Scalar", r(3, 4), 0.1)
     c.add("aten::gt.Scalar", torch.tensor([1, 5, 3]), 3)
     c.add("aten::lt.Scalar", r(5), -0.2)
+    # Comparisons with a scalar and masked_fill: swin_t's shifted-window mask.
+    grid = torch.tensor([[0., 1., 1.], [2., 0., 3.]])
+    for op in ("eq", "ne", "ge", "le", "gt", "lt"):
+        c.add("aten::%s.Scalar" % op, grid, 1)
+        c.add("aten::%s.Scalar" % op, r(2, 3, 5), 0.25)
+        c.add("aten::%s.Scalar" % op, torch.tensor([[-3, 0, 7], [2, 2, 9]]), 2)
+        c.add("aten::%s.Scalar" % op, r(7), -0.5)  # 7: a word and a part
+    c.add("aten::eq.Scalar", torch.tensor([0.1, 0.2]), 0.1)  # compared in float32, as torch does
+    c.add("aten::masked_fill.Scalar", r(3, 4), r(3, 4) > 0.5, -100.0)
+    c.add("aten::masked_fill.Scalar", r(2, 3, 5), r(3, 1) > 0.3, 0.0)
+    c.add("aten::masked_fill.Scalar", r(5), torch.tensor(True), 2.5)
+    c.add("aten::masked_fill.Scalar", torch.tensor([[1, 2], [3, 4]]), torch.tensor([True, False]), 7)
+    c.error("aten::masked_fill.Scalar", r(3, 4), r(3, 4), 1.0)
+    c.error("aten::masked_fill.Scalar", r(3), r(2) > 0, 1.0)
+    c.add("aten::masked_fill.Scalar", r(3), r(2, 3) > 0, 1.0)  # self broadcasts to the mask too
+    # x.new_zeros(size), torch.tensor(number, dtype=, device=), clone, copy_ (broadcast src).
+    c.add("aten::new_zeros", r(2, 3), [4, 5], None, None, None, None)
+    c.add("aten::new_zeros", r(2), [3], 4, None, cpu, None)
+    c.add("aten::tensor.int", 3, None, cpu, False)
+    c.add("aten::tensor.int", -8, 6, cpu, False)
+    c.add("aten::tensor.float", 2.5, None, None, False)
+    c.add("aten::tensor.bool", True, None, None, False)
+    c.add("aten::clone", r(3, 4), None)
+    c.add("aten::copy_", r(2, 3), r(2, 3), False)
+    c.add("aten::copy_", r(2, 3), r(3), False)
+    c.add("aten::copy_", r(2, 3), torch.tensor(4.0), False)
+    c.error("aten::copy_", r(2, 3), r(4), False)
+    c.error("aten::copy_", r(3), r(2, 3), False)
+    # Traced models' spellings: swapaxes, rsub, remainder and floor_divide (size arithmetic on
+    # 0-D int64 tensors; CPU kernels only, as those stay on the CPU).
+    c.add("aten::fill_.Scalar", r(2, 3), 1.5)
+    c.add("aten::fill_.Scalar", torch.tensor([1, 2]), 7)
+    c.add("aten::fill_.Tensor", r(4), torch.tensor(-2.0))
+    c.error("aten::fill_.Tensor", r(4), r(2))
+    c.add("aten::swapaxes", r(2, 3, 4), 0, 2)
+    c.add("aten::swapdims", r(2, 3, 4), -1, 1)
+    c.add("aten::rsub.Tensor", r(2, 3), r(3), 2)
+    c.add("aten::rsub.Scalar", r(2, 3), 1, 1)
+    c.add("aten::rsub.Scalar", r(4), 0.5, 3)
+    c.add("aten::remainder.Scalar", torch.tensor(7), 2)
+    c.add("aten::remainder.Scalar", torch.tensor([-7, 7]), 3)
+    c.add("aten::remainder.Tensor", torch.tensor([5, -5, 9]), torch.tensor([3, 3, -4]))
+    c.add("aten::remainder.Scalar", torch.tensor([-2.5, 2.5]), 2.0)
+    c.add("aten::floor_divide", torch.tensor([7, -7]), torch.tensor([2, 2]))
+    c.add("aten::floor_divide.Scalar", torch.tensor(224), 16)
+    c.add("prim::NumToTensor.Scalar", 7, ref=lambda v: torch.tensor(v))
+    c.add("prim::NumToTensor.Scalar", 2.5, ref=lambda v: torch.tensor(v))
 
     # ---- attention (nn.MultiheadAttention's fast path; a composite of linear, matmul, softmax) ----
     mha = lambda *a: tuple(torch.ops.aten._native_multi_head_attention(*a))

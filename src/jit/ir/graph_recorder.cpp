@@ -23,13 +23,17 @@ ValueType builtin_result_type(const std::string& name, const Stack& args) {
   if (name == "list" || name == "keys" || name == "values" || name == "items") return ValueType::List;
   if (name == "add" || name == "sub" || name == "mul" || name == "floordiv" || name == "remainder" || name == "neg" ||
       name == "abs" || name == "min" || name == "max" || name == "pow") {
-    bool all_int = true;
+    // Int when every operand is, Float when one is a float; unknown when an operand's type is
+    // (swin_t's `W % 2` of a size unpacked from a slice of x.size() must still fit an int[]).
+    bool all_int = true, any_float = false;
     for (const IValue& a : args) {
       Value* v = GraphRecorder::value_of(a);
-      const bool is_int = v ? v->type == ValueType::Int : (a.isInt() || a.isBool());
-      all_int = all_int && is_int;
+      const ValueType t = v ? v->type : a.isDouble() ? ValueType::Float : (a.isInt() || a.isBool()) ? ValueType::Int
+                                                                                                       : ValueType::Any;
+      all_int = all_int && t == ValueType::Int;
+      any_float = any_float || t == ValueType::Float;
     }
-    return all_int ? ValueType::Int : ValueType::Float;
+    return all_int ? ValueType::Int : any_float ? ValueType::Float : ValueType::Any;
   }
   return ValueType::Any;
 }
@@ -115,6 +119,18 @@ bool GraphRecorder::matches(const std::string& schema_type, const IValue& v) {
     case ValueType::Object: return type.rfind("__torch__.", 0) == 0;
     default: return true;
   }
+}
+
+bool GraphRecorder::matches_exactly(const std::string& schema_type, const IValue& v) {
+  Value* dyn = value_of(v);
+  if (!dyn) return value_matches_type_exactly(schema_type, v) && matches(schema_type, v);
+  if (dyn->type == ValueType::Any) {
+    std::string type = schema_type;
+    if (!type.empty() && type.back() == '?') type.pop_back();
+    return type.rfind("Tensor", 0) == 0 && type.find('[') == std::string::npos;
+  }
+  if (dyn->type == ValueType::Int && (schema_type.rfind("float", 0) == 0 || schema_type.rfind("bool", 0) == 0)) return false;
+  return matches(schema_type, v);
 }
 
 ValueType GraphRecorder::type_of(const IValue& v) {

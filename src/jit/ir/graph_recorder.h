@@ -31,6 +31,10 @@ class GraphRecorder {
   static bool any_dynamic(const Stack& values);
   // Matches schema types, treating dynamic values by their ValueType.
   static bool matches(const std::string& schema_type, const IValue& v);
+  // matches() without conversions, for overload resolution's first pass: a value of unknown type
+  // (an element of a tuple the If before made, say) takes only tensor parameters there, so that
+  // add(x, t[0]) is add.Tensor, not add.Scalar; constants as value_matches_type_exactly.
+  static bool matches_exactly(const std::string& schema_type, const IValue& v);
 
   // A node argument for `v`: constants inline, lists/tuples with dynamic elements built by a
   // ListConstruct/TupleConstruct node.

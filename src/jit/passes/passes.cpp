@@ -1,6 +1,7 @@
 // The optimize_for_mobile passes over the frozen Graph.
 #include "jit/passes/passes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -140,7 +141,11 @@ int remove_dropout(Graph& g) {
     if (name != "aten::dropout" && name != "aten::feature_dropout" && name != "aten::dropout_" &&
         name != "aten::feature_dropout_" && name != "aten::alpha_dropout")
       continue;
-    if (n->args.size() < 3 || !is_const_bool(n->args[2], false)) continue;
+    if (n->args.size() < 3) continue;
+    // train=False, or a probability of 0 (torchvision's swin_t passes training=True with p = 0).
+    const Arg& p = n->args[1];
+    const bool zero_p = !p.is_value() && p.constant.isNumber() && p.constant.toDouble() == 0.0;
+    if (!is_const_bool(n->args[2], false) && !zero_p) continue;
     g.replace_all_uses(n->outputs[0], n->args[0]);
     g.erase(n);
     ++removed;
@@ -159,9 +164,14 @@ int remove_mutation(Graph& g) {
         schema.name.substr(0, schema.name.size() - 1) + (schema.overload.empty() ? "" : "." + schema.overload);
     const ops::OpEntry* f = ops::Registry::global().find(functional);
     if (!f || f->schema.arguments.size() != schema.arguments.size()) continue;
-    // Safe when nothing else sees the mutated value: it is a node's result used only here.
+    // Safe when nothing else sees the mutated value: it is a node's result used only here, and
+    // not a view of another value (a slice written in place writes into what it was sliced from).
     const Arg& self = n->args[0];
     if (!self.is_value() || !self.value->producer || sole_user(g, self.value) != n) continue;
+    const Node* producer = self.value->producer;
+    if (producer->kind == NodeKind::Op && !producer->op->schema.returns.empty() &&
+        producer->op->schema.returns[0].rfind("Tensor(", 0) == 0)
+      continue;
     n->op = f;
     ++rewritten;
   }
@@ -512,6 +522,19 @@ int move_constants(Graph& g, Device device) {
   for (Node* n : g.all_nodes()) {
     if (n->kind != NodeKind::Op) continue;
     if (falls_back_to_cpu(*n, device)) continue;  // its constants stay where its kernel runs
+    // A factory that a traced model told to make a float32 tensor on the CPU (swin_t's attention
+    // mask: new_zeros(..., dtype=6, device=cpu)) makes it on `device`, with the ops it feeds.
+    const ops::Schema& schema = n->op->schema;
+    const int device_arg = schema.index_of("device"), dtype_arg = schema.index_of("dtype");
+    if (device_arg >= 0 && dtype_arg >= 0 && static_cast<size_t>(std::max(device_arg, dtype_arg)) < n->args.size()) {
+      Arg& d = n->args[static_cast<size_t>(device_arg)];
+      const Arg& t = n->args[static_cast<size_t>(dtype_arg)];
+      if (!d.is_value() && d.constant.isDevice() && d.constant.toDevice() == Device::CPU && !t.is_value() &&
+          t.constant.isInt() && t.constant.toInt() == 6) {  // PyTorch's ScalarType code of float32
+        d = Arg::of(IValue(device));
+        ++moved;
+      }
+    }
     for (Arg& a : n->args) {
       if (!is_const_tensor(a) || a.constant.toTensor().device() == device) continue;
       const Tensor& t = a.constant.toTensor();

@@ -12,7 +12,7 @@ namespace tvk::jit {
 // conv2d / _convolution / convolution followed by an inference batch_norm with constant
 // statistics: the batch norm is folded into the convolution's weight and bias.
 int fold_conv_batch_norm(Graph& graph);
-// dropout / feature_dropout (and in-place forms) with train=False become their input.
+// dropout / feature_dropout (and in-place forms) with train=False or p = 0 become their input.
 int remove_dropout(Graph& graph);
 // In-place ops (relu_, hardtanh_, add_...) whose input has no other use become functional.
 int remove_mutation(Graph& graph);
@@ -35,7 +35,8 @@ int fuse_add_into_packed_conv(Graph& graph);
 int fold_prepacking(Graph& graph);
 // Tensor inputs are moved to `device` where they enter, tensor outputs back to the CPU.
 int insert_backend_transfers(Graph& graph, Device device);
-// Constant tensors used by ops move to `device` once.
+// Constant tensors used by ops move to `device` once (0-D integers stay on the CPU), and
+// factories given device=cpu and dtype=float32 make their tensors on `device`.
 int move_constants(Graph& graph, Device device);
 // The CPU fallback's partition (after insert_backend_transfers): nodes whose op has a CPU kernel
 // and none for `device` get CPU inputs, and the ops after them get their inputs back on

@@ -353,6 +353,33 @@ const std::unordered_map<std::string, Builtin>& table() {
       *out = IValue::list(a[0].toList());
       return true;
     };
+    // list.copy() (swin_t copies its shift sizes before zeroing some): a new list, same items.
+    t["copy"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !a[0].isList()) return false;
+      *out = IValue::list(a[0].toList());
+      return true;
+    };
+    // sum() of a list of numbers: an int when every item is an int (or bool), else a float.
+    t["sum"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1 || !(a[0].isList() || a[0].isTuple())) return false;
+      int64_t whole = 0;
+      double real = 0;
+      bool all_int = true;
+      for (const IValue& v : a[0].toList()) {
+        if (v.isInt() || v.isBool()) {
+          const int64_t x = v.isBool() ? static_cast<int64_t>(v.toBool()) : v.toInt();
+          whole += x;
+          real += static_cast<double>(x);
+        } else if (v.isDouble()) {
+          all_int = false;
+          real += v.toDouble();
+        } else {
+          return false;
+        }
+      }
+      *out = all_int ? IValue(whole) : IValue(real);
+      return true;
+    };
     t["__getitem__"] = [](Stack& a, IValue* out) {
       if (a.size() != 2) return false;
       if ((a[0].isList() || a[0].isTuple()) && a[1].isInt()) {

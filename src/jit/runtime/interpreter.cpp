@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "jit/runtime/builtins.h"
 
@@ -135,7 +136,8 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
     Stack all = args;
     for (const auto& [k, v] : kwargs) all.push_back(v);
     if (GraphRecorder::any_dynamic(all)) {
-      const ops::OpEntry* op = resolve_overload(op_name, args, kwargs, &bound, &GraphRecorder::matches);
+      const ops::OpEntry* op =
+          resolve_overload(op_name, args, kwargs, &bound, &GraphRecorder::matches, &GraphRecorder::matches_exactly);
       if (op == nullptr && recorder_->in_branch() && !registry_has(op_name)) {
         // An op tvk does not have, in a branch that depends on the input (both branches are
         // recorded, taken or not): the branch raises the interpreter's error if it ever runs,
@@ -156,8 +158,10 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
   const bool had_tensors = contains_tensor(bound);
   IValue out = ops::call(*op, std::move(bound));
   // Factories (torch.zeros(...), no tensor inputs) make CPU tensors; a Vulkan model wants them
-  // where its other tensors live.
-  if (device_ != Device::CPU && !had_tensors) out = to_device(out, device_);
+  // where its other tensors live, except 0-D integers (prim::NumToTensor of a size), which stay
+  // on the CPU with the size arithmetic they feed (ops::scalar_stays_on_cpu).
+  if (device_ != Device::CPU && !had_tensors && !(out.isTensor() && ops::scalar_stays_on_cpu(out.toTensor())))
+    out = to_device(out, device_);
   return out;
 }
 
@@ -886,6 +890,21 @@ namespace tvk::jit {
 Interpreter::Flow Interpreter::exec_dynamic_if(const IfStmt& s, const IValue& cond, Frame& frame, IValue& result) {
   Node* node = recorder_->begin_if(cond, to_string(s.loc));
   Frame branches[2] = {frame, frame};
+  // Each branch changes its own copy of the lists it can see (swin_t: `if window >= pad_H:
+  // shift_size[0] = 0`), so that a change recorded in one branch reaches neither the other nor
+  // the code after the If unless that branch is taken: where the copies end up different, the
+  // list becomes an output of the If. Variables that share a list share its copy.
+  std::unordered_map<std::string, IValue> list_before;
+  for (auto& [name, value] : frame.vars)
+    if (value.isList() && !GraphRecorder::is_dynamic(value)) list_before[name] = value;
+  for (Frame& branch : branches) {
+    std::map<const List*, IValue> copies;
+    for (auto& [name, original] : list_before) {
+      auto [it, fresh] = copies.emplace(original.toListRef().get(), IValue());
+      if (fresh) it->second = IValue::list(original.toList());
+      branch.vars[name] = it->second;
+    }
+  }
   Flow flows[2];
   const Block* bodies[2] = {&s.body, &s.orelse};
   for (int i = 0; i < 2; ++i) {
@@ -907,6 +926,14 @@ Interpreter::Flow Interpreter::exec_dynamic_if(const IfStmt& s, const IValue& co
     frame.vars = branches[raised[0] ? 1 : 0].vars;
     return Flow::Normal;
   }
+  // A list copy that neither branch changed is the list from before the If again.
+  for (Frame& branch : branches)
+    for (auto& [name, original] : list_before) {
+      auto it = branch.vars.find(name);
+      if (it != branch.vars.end() && it->second.isList() && !GraphRecorder::is_dynamic(it->second) &&
+          ivalue_equal(it->second, original))
+        it->second = original;
+    }
   std::unordered_map<std::string, IValue> merged;
   for (auto& [name, then_value] : branches[0].vars) {
     auto other = branches[1].vars.find(name);

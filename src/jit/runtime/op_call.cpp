@@ -105,10 +105,26 @@ bool bind_arguments(const ops::OpEntry& op, const Stack& args, const Kwargs& kwa
   return true;
 }
 
+bool value_matches_type_exactly(const std::string& schema_type, const IValue& v) {
+  std::string type = strip_alias(schema_type);
+  if (!type.empty() && type.back() == '?') {
+    if (v.isNone()) return true;
+    type.pop_back();
+  }
+  if (v.isInt() && (type == "float" || type == "bool")) return false;
+  if (v.isBool() && (type == "int" || type == "SymInt" || type == "float")) return false;
+  return value_matches_type(schema_type, v);
+}
+
 const ops::OpEntry* resolve_overload(const std::string& name, const Stack& args, const Kwargs& kwargs, Stack* bound,
-                                     TypeMatcher matches) {
+                                     TypeMatcher matches, TypeMatcher exact) {
   const auto overloads = ops::Registry::global().overloads(name);
   if (overloads.empty()) return nullptr;
+  if (overloads.size() > 1 && exact != nullptr) {
+    std::string ignored;
+    for (const ops::OpEntry* op : overloads)
+      if (bind_arguments(*op, args, kwargs, bound, &ignored, exact)) return op;
+  }
   std::ostringstream reasons;
   for (const ops::OpEntry* op : overloads) {
     std::string why;

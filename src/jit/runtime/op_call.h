@@ -26,9 +26,16 @@ bool value_matches_type_with(const std::string& schema_type, const IValue& value
 bool bind_arguments(const ops::OpEntry& op, const Stack& args, const Kwargs& kwargs, Stack* bound,
                     std::string* why, TypeMatcher matches = value_matches_type);
 
-// Picks the overload of `name` ("aten::add") that accepts the arguments. nullptr when `name`
-// has no registered op at all; throws tvk::Error listing the overloads when none fits.
+// Whether `value` fits `schema_type` without a conversion: an int does not take a float or bool
+// parameter, nor a bool an int or float one (then value_matches_type).
+bool value_matches_type_exactly(const std::string& schema_type, const IValue& value);
+
+// Picks the overload of `name` ("aten::add") that accepts the arguments: the first whose
+// parameters take them as they are (`exact`), else the first that takes them with conversions
+// (`matches`), as TorchScript prefers torch.tensor(3) as tensor.int over tensor.float. nullptr
+// when `name` has no registered op at all; throws tvk::Error listing the overloads when none fits.
 const ops::OpEntry* resolve_overload(const std::string& name, const Stack& args, const Kwargs& kwargs, Stack* bound,
-                                     TypeMatcher matches = value_matches_type);
+                                     TypeMatcher matches = value_matches_type,
+                                     TypeMatcher exact = value_matches_type_exactly);
 
 }  // namespace tvk::jit

@@ -110,13 +110,23 @@ const char* op_name(uint8_t op) {
 
 }  // namespace
 
-DType storage_dtype(const std::string& storage_type) {
-  if (storage_type == "FloatStorage") return DType::Float32;
-  if (storage_type == "LongStorage") return DType::Int64;
-  if (storage_type == "BoolStorage") return DType::Bool;
+StorageFormat storage_format(const std::string& storage_type) {
+  using K = StorageFormat::Kind;
+  if (storage_type == "FloatStorage") return {DType::Float32, 4, K::Same};
+  if (storage_type == "LongStorage") return {DType::Int64, 8, K::Same};
+  if (storage_type == "BoolStorage") return {DType::Bool, 1, K::Same};
+  if (storage_type == "DoubleStorage") return {DType::Float32, 8, K::Float64};
+  if (storage_type == "HalfStorage") return {DType::Float32, 2, K::Float16};
+  if (storage_type == "IntStorage") return {DType::Int64, 4, K::Int32};
+  if (storage_type == "ShortStorage") return {DType::Int64, 2, K::Int16};
+  if (storage_type == "CharStorage") return {DType::Int64, 1, K::Int8};
+  if (storage_type == "ByteStorage") return {DType::Int64, 1, K::UInt8};
   throw Error(detail::concat("tensors of storage type torch.", storage_type,
-                             " are not supported (tvk holds float32, int64 and bool tensors)"));
+                             " are not supported (tvk holds float32, int64 and bool tensors, and converts "
+                             "float64, float16 and narrower integers to them)"));
 }
+
+DType storage_dtype(const std::string& storage_type) { return storage_format(storage_type).dtype; }
 
 Unpickler::Unpickler(const uint8_t* data, size_t size, std::string context, UnpicklerHooks hooks)
     : data_(data), size_(size), context_(std::move(context)), hooks_(std::move(hooks)) {}

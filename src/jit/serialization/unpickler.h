@@ -27,8 +27,16 @@ struct UnpicklerHooks {
   std::function<void(const std::shared_ptr<Object>&, IValue state)> set_state;
 };
 
-// The dtype a tvk tensor uses for a torch storage class ("FloatStorage" -> Float32);
-// throws tvk::Error naming the class for the ones tvk cannot hold.
+// How a torch storage class's bytes become a tvk tensor: float32, int64 and bool as they are;
+// float64 and float16 converted to float32, and int32, int16, int8 and uint8 to int64, on load
+// (traced models keep float64 constants; tvk computes in float32). Throws tvk::Error naming the
+// class for the ones tvk cannot hold (complex, bfloat16, quantized).
+struct StorageFormat {
+  DType dtype;            // what the tensor holds
+  uint64_t stored_bytes;  // bytes of one element in the record
+  enum class Kind { Same, Float64, Float16, Int32, Int16, Int8, UInt8 } kind;
+};
+StorageFormat storage_format(const std::string& storage_type);
 DType storage_dtype(const std::string& storage_type);
 
 class Unpickler {

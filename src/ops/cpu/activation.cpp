@@ -34,9 +34,23 @@ Tensor clamp_min_(const Tensor& self, Scalar min);
 
 // x ** exponent as PyTorch computes it for floats: std::pow (a negative base with a
 // non-integer exponent gives NaN, 0 ** 0 is 1).
+// An int64 self (a traced model's `(C // heads) ** -0.5` on 0-D size tensors) stays int64 for a
+// whole, non-negative exponent and becomes float32 otherwise, as PyTorch promotes it.
 Tensor pow_scalar(const Tensor& self, Scalar exponent) {
-  check_float("aten::pow", self);
   const double e = exponent;
+  check_defined("aten::pow", self);
+  if (self.dtype() == DType::Int64 && self.device() == Device::CPU) {
+    const Tensor in = self.contiguous();
+    const bool whole = e >= 0 && e == std::floor(e);
+    Tensor out = empty(self.sizes(), whole ? DType::Int64 : DType::Float32);
+    for (int64_t i = 0; i < self.numel(); ++i) {
+      const double r = std::pow(static_cast<double>(in.data<int64_t>()[i]), e);
+      if (whole) out.data<int64_t>()[i] = static_cast<int64_t>(r);
+      else out.data<float>()[i] = static_cast<float>(r);
+    }
+    return out;
+  }
+  check_float("aten::pow", self);
   if (e == 2.0) return map_float(self, [](float x) { return x * x; });
   return map_float(self, [e](float x) { return static_cast<float>(std::pow(static_cast<double>(x), e)); });
 }

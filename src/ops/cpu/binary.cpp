@@ -1,4 +1,8 @@
-// Elementwise arithmetic with broadcasting: add, sub, mul, div (Tensor and Scalar forms).
+// Elementwise arithmetic with broadcasting: add, sub, mul, div, and remainder and floor_divide
+// (a traced model's size arithmetic: `W % 2` on 0-D int64 tensors), Tensor and Scalar forms.
+#include <cmath>
+#include <type_traits>
+
 #include "ops/cpu/cpu_loops.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -103,6 +107,39 @@ Tensor div_scalar(const Tensor& self, Scalar other) {
   return scalar_binary("aten::div", self, other, [](auto x, auto y) { return x / y; }, false);
 }
 
+// Python's rounding: the quotient toward minus infinity, the remainder with the divisor's sign.
+template <typename T>
+T floor_div(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    TVK_CHECK(b != 0, "aten::floor_divide / aten::remainder: integer division by zero");
+    const T q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  } else {
+    return std::floor(a / b);
+  }
+}
+template <typename T>
+T python_mod(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return a - floor_div(a, b) * b;
+  } else {
+    const T r = std::fmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  }
+}
+Tensor remainder_tensor(const Tensor& self, const Tensor& other) {
+  return broadcast_binary("aten::remainder", self, other, [](auto x, auto y) { return python_mod(x, y); });
+}
+Tensor remainder_scalar(const Tensor& self, Scalar other) {
+  return scalar_binary("aten::remainder", self, other, [](auto x, auto y) { return python_mod(x, y); });
+}
+Tensor floor_divide_tensor(const Tensor& self, const Tensor& other) {
+  return broadcast_binary("aten::floor_divide", self, other, [](auto x, auto y) { return floor_div(x, y); });
+}
+Tensor floor_divide_scalar(const Tensor& self, Scalar other) {
+  return scalar_binary("aten::floor_divide", self, other, [](auto x, auto y) { return floor_div(x, y); });
+}
+
 // In-place forms: the result is computed as by the out-of-place op and written back into
 // `self` (which may be a strided view), after checking it keeps self's shape.
 Tensor sub_inplace(const Tensor& self, const Tensor& other, Scalar alpha) {
@@ -138,6 +175,10 @@ TVK_REGISTER_OP("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", mul_ten
 TVK_REGISTER_OP("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", mul_scalar);
 TVK_REGISTER_OP("aten::div.Tensor(Tensor self, Tensor other) -> Tensor", div_tensor);
 TVK_REGISTER_OP("aten::div.Scalar(Tensor self, Scalar other) -> Tensor", div_scalar);
+TVK_REGISTER_OP("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor", remainder_tensor);
+TVK_REGISTER_OP("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor", remainder_scalar);
+TVK_REGISTER_OP("aten::floor_divide(Tensor self, Tensor other) -> Tensor", floor_divide_tensor);
+TVK_REGISTER_OP("aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", floor_divide_scalar);
 TVK_REGISTER_OP("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub_inplace);
 TVK_REGISTER_OP("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", mul_inplace);
 TVK_REGISTER_OP("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", div_inplace);

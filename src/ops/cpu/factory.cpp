@@ -1,5 +1,6 @@
-// Factories: empty, empty_strided, zeros, ones, zeros_like, ones_like. They make tensors on the device they are given
-// (CPU when None), so one kernel serves every device. dtype is PyTorch's ScalarType code.
+// Factories: empty, empty_strided, zeros, ones, zeros_like, ones_like, new_zeros, tensor, clone.
+// They make tensors on the device they are given (CPU when None; self's for new_zeros and
+// clone), so one kernel serves every device. dtype is PyTorch's ScalarType code.
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 
@@ -57,8 +58,51 @@ Tensor ones_like(const Tensor& self, std::optional<int64_t> dtype, std::optional
   return filled_like("aten::ones_like", self, 1.0, dtype, device);
 }
 
+// x.new_zeros(size): self's dtype and device unless given (swin_t's attention mask).
+Tensor new_zeros(const Tensor& self, IntList size, std::optional<int64_t> dtype, std::optional<int64_t>,
+                 std::optional<Device> device, std::optional<bool>) {
+  check_defined("aten::new_zeros", self);
+  const DType type = dtype ? dtype_from_code("aten::new_zeros", dtype) : self.dtype();
+  return tvk::zeros(size, type, device.value_or(self.device()));
+}
+
+// torch.tensor(number, dtype=, device=): a 0-D tensor; int64 for ints, float32 for floats and
+// bool for bools unless dtype says otherwise.
+Tensor tensor_of(const char* op, double value, DType natural, std::optional<int64_t> dtype, std::optional<Device> device) {
+  return tvk::full({}, value, dtype ? dtype_from_code(op, dtype) : natural, device_or_cpu(device));
+}
+Tensor tensor_int(int64_t t, std::optional<int64_t> dtype, std::optional<Device> device, bool) {
+  TVK_CHECK(dtype || (t > -(int64_t{1} << 53) && t < (int64_t{1} << 53)), "aten::tensor: ", t,
+            " is beyond the integers tvk's factories hold exactly (2^53)");
+  return tensor_of("aten::tensor", static_cast<double>(t), DType::Int64, dtype, device);
+}
+Tensor tensor_float(double t, std::optional<int64_t> dtype, std::optional<Device> device, bool) {
+  return tensor_of("aten::tensor", t, DType::Float32, dtype, device);
+}
+Tensor tensor_bool(bool t, std::optional<int64_t> dtype, std::optional<Device> device, bool) {
+  return tensor_of("aten::tensor", t ? 1.0 : 0.0, DType::Bool, dtype, device);
+}
+
+Tensor clone(const Tensor& self, std::optional<int64_t>) {
+  check_defined("aten::clone", self);
+  return self.clone();
+}
+
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+                           "Device? device=None, bool? pin_memory=None) -> Tensor",
+                           new_zeros);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor.int(int t, *, ScalarType? dtype=None, Device? device=None, "
+                           "bool requires_grad=False) -> Tensor",
+                           tensor_int);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor.float(float t, *, ScalarType? dtype=None, Device? device=None, "
+                           "bool requires_grad=False) -> Tensor",
+                           tensor_float);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor.bool(bool t, *, ScalarType? dtype=None, Device? device=None, "
+                           "bool requires_grad=False) -> Tensor",
+                           tensor_bool);
+TVK_REGISTER_OP_ANY_DEVICE("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", clone);
 TVK_REGISTER_OP_ANY_DEVICE("aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
                            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
                            zeros_like);

@@ -1,7 +1,9 @@
 // Selection, sorting and indexing: the ops detection and sequence models reach after their
-// convolutions (argmax, topk, sort, argsort, cumsum, index_select, gather, where, embedding,
-// nonzero, comparisons, torchvision::nms). CPU kernels only: data-dependent shapes and sorting
-// fit a GPU poorly; on Vulkan tensors they run through the opt-in CPU fallback.
+// convolutions (argmax, topk, sort, argsort, cumsum, index, index_select, gather, where,
+// embedding, nonzero, comparisons, masked_fill, torchvision::nms). Most have CPU kernels only:
+// data-dependent shapes and sorting fit a GPU poorly, and on Vulkan tensors they run through the
+// opt-in CPU fallback. index, comparisons with a scalar and masked_fill (swin_t's and maxvit_t's
+// attention) have Vulkan kernels too (vulkan/ops/indexing.cpp).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -318,8 +320,10 @@ Tensor compare_scalar(const char* op, const Tensor& self, Scalar other, Cmp cmp)
   with_dtype(self, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* p = self.template data<T>();
+    // A float tensor compares in float32, as PyTorch casts the scalar to the tensor's type.
+    const double b = std::is_floating_point_v<T> ? static_cast<double>(static_cast<float>(other)) : other;
     strided_loop<1>(self.sizes(), {self.strides()},
-                    [&](int64_t i, int64_t o) { po[i] = cmp(static_cast<double>(p[o]), static_cast<double>(other)); });
+                    [&](int64_t i, int64_t o) { po[i] = cmp(static_cast<double>(p[o]), b); });
     return 0;
   });
   return out;
@@ -329,6 +333,39 @@ Tensor gt_scalar(const Tensor& self, Scalar other) {
 }
 Tensor lt_scalar(const Tensor& self, Scalar other) {
   return compare_scalar("aten::lt", self, other, [](double a, double b) { return a < b; });
+}
+Tensor ge_scalar(const Tensor& self, Scalar other) {
+  return compare_scalar("aten::ge", self, other, [](double a, double b) { return a >= b; });
+}
+Tensor le_scalar(const Tensor& self, Scalar other) {
+  return compare_scalar("aten::le", self, other, [](double a, double b) { return a <= b; });
+}
+Tensor eq_scalar(const Tensor& self, Scalar other) {
+  return compare_scalar("aten::eq", self, other, [](double a, double b) { return a == b; });
+}
+Tensor ne_scalar(const Tensor& self, Scalar other) {
+  return compare_scalar("aten::ne", self, other, [](double a, double b) { return a != b; });
+}
+
+// self where mask is false, value where it is true, over the broadcast of the two shapes.
+Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, Scalar value) {
+  const char* op = "aten::masked_fill";
+  check_defined(op, self);
+  check_defined(op, mask, "mask");
+  TVK_CHECK(mask.dtype() == DType::Bool, op, ": mask must be a bool tensor, got ", to_string(mask.dtype()));
+  const IntList sizes = broadcast_shapes(op, self.sizes(), mask.sizes());
+  Tensor out = empty(sizes, self.dtype());
+  const bool* pm = mask.data<bool>();
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* p = self.template data<T>();
+    T* po = out.template data<T>();
+    const T v = static_cast<T>(value);
+    strided_loop<2>(sizes, {broadcast_strides(self, sizes), broadcast_strides(mask, sizes)},
+                    [&](int64_t i, int64_t o, int64_t m) { po[i] = pm[m] ? v : p[o]; });
+    return 0;
+  });
+  return out;
 }
 
 // torchvision::nms: indices of the boxes kept, by decreasing score; a box is dropped when its
@@ -383,6 +420,11 @@ TVK_REGISTER_OP("aten::embedding(Tensor weight, Tensor indices, SymInt padding_i
 TVK_REGISTER_OP("aten::nonzero(Tensor self) -> Tensor", nonzero);
 TVK_REGISTER_OP("aten::gt.Scalar(Tensor self, Scalar other) -> Tensor", gt_scalar);
 TVK_REGISTER_OP("aten::lt.Scalar(Tensor self, Scalar other) -> Tensor", lt_scalar);
+TVK_REGISTER_OP("aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", ge_scalar);
+TVK_REGISTER_OP("aten::le.Scalar(Tensor self, Scalar other) -> Tensor", le_scalar);
+TVK_REGISTER_OP("aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", eq_scalar);
+TVK_REGISTER_OP("aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", ne_scalar);
+TVK_REGISTER_OP("aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", masked_fill_scalar);
 TVK_REGISTER_OP("torchvision::nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor", nms);
 
 }  // namespace tvk::ops::cpu

@@ -1,7 +1,8 @@
 // Shape and view ops: view, reshape, flatten, unsqueeze, select, slice, transpose(_), permute, t,
-// expand, contiguous, cat; and the block copies roll, constant_pad_nd and pad. On the CPU the
+// expand, contiguous, cat, copy_ (into a view); and the block copies roll, constant_pad_nd and pad. On the CPU the
 // view ops return real views sharing storage, as PyTorch does.
 #include "ops/block_copy.h"
+#include "ops/cpu/cpu_loops.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 #include "ops/view_geometry.h"
@@ -131,6 +132,40 @@ Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim)
   }
   return out;
 }
+// self[...] = src: src broadcast to self's shape and converted to self's dtype; self may be a
+// view (x[a:b] = v scripts as a slice, then copy_ into it).
+template <typename To, typename From>
+void convert_into(const Tensor& dst, const Tensor& src) {
+  To* pd = dst.data<To>();
+  const From* ps = src.data<From>();
+  strided_loop<2>(dst.sizes(), {dst.strides(), broadcast_strides(src, dst.sizes())},
+                  [&](int64_t, int64_t od, int64_t os) { pd[od] = static_cast<To>(ps[os]); });
+}
+template <typename To>
+void convert_from_any(const Tensor& dst, const Tensor& src) {
+  switch (src.dtype()) {
+    case DType::Float32: return convert_into<To, float>(dst, src);
+    case DType::Int64: return convert_into<To, int64_t>(dst, src);
+    case DType::Bool: return convert_into<To, bool>(dst, src);
+  }
+}
+Tensor copy_(const Tensor& self, const Tensor& src, bool) {
+  const char* op = "aten::copy_";
+  check_defined(op, self);
+  check_defined(op, src, "src");
+  broadcast_shapes(op, self.sizes(), src.sizes());
+  TVK_CHECK(src.dim() <= self.dim() && broadcast_shapes(op, self.sizes(), src.sizes()) == self.sizes(), op,
+            ": src of shape ", src.shape_string(), " cannot be broadcast to ", self.shape_string());
+  // A source that shares self's storage is read in full before anything is written.
+  const Tensor from = src.storage() == self.storage() ? src.clone() : src;
+  switch (self.dtype()) {
+    case DType::Float32: convert_from_any<float>(self, from); break;
+    case DType::Int64: convert_from_any<int64_t>(self, from); break;
+    case DType::Bool: convert_from_any<bool>(self, from); break;
+  }
+  return self;
+}
+
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::cat", tensors, dim); }
 Tensor cat_underscore(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::_cat", tensors, dim); }
 
@@ -152,6 +187,7 @@ TVK_REGISTER_OP("aten::t(Tensor(a) self) -> Tensor(a)", t);
 TVK_REGISTER_OP("aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand);
 TVK_REGISTER_OP("aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
                 contiguous);
+TVK_REGISTER_OP("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", copy_);
 TVK_REGISTER_OP("aten::cat(Tensor[] tensors, int dim=0) -> Tensor", cat);
 TVK_REGISTER_OP("aten::_cat(Tensor[] tensors, int dim=0) -> Tensor", cat_underscore);
 TVK_REGISTER_OP("aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", roll);

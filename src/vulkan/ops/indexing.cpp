@@ -1,8 +1,11 @@
-// Vulkan aten::index (x[idx], x[:, rows, cols]): the index tensors are read on the host, which
-// checks them and folds them into one row per output row (ops/index_plan.h), and
-// index_rows.glsl gathers those rows. Reading the indices back waits for the GPU, so a graph
+// Vulkan indexing and masks. aten::index (x[idx], x[:, rows, cols]): the index tensors are read
+// on the host, which checks them and folds them into one row per output row
+// (ops/index_plan.h), and index_rows.glsl gathers those rows. Reading the indices back waits for the GPU, so a graph
 // that indexes by computed tensors runs op by op; models index by constants (relative-position
-// tables), which optimize_for_mobile folds while freezing.
+// tables), which optimize_for_mobile folds while freezing. Comparisons with a scalar give bool
+// tensors (one byte per element, as on the CPU), which masked_fill reads (swin_t's attention mask).
+#include <cstring>
+
 #include "ops/index_plan.h"
 #include "ops/registry.h"
 #include "vulkan/ops/shader_dispatch.h"
@@ -35,8 +38,86 @@ Tensor index(const Tensor& self, const IValue& indices) {
   return out;
 }
 
+// Must match the OP constants of compare_scalar.glsl.
+enum CompareOp : uint32_t { kEq = 0, kNe = 1, kGt = 2, kLt = 3, kGe = 4, kLe = 5 };
+
+struct CompareParams {
+  uint32_t numel;
+  float value;
+};
+
+Tensor compare_scalar(const char* op, CompareOp code, const Tensor& self, double other) {
+  ops::check_defined(op, self);
+  TVK_CHECK(self.device() == tvk::Device::Vulkan && (self.dtype() == DType::Float32 || self.dtype() == DType::Int64), op,
+            ": argument 'self' must be a float32 or int64 Vulkan tensor, got ", to_string(self.dtype()));
+  Tensor out = empty(self.sizes(), DType::Bool, tvk::Device::Vulkan);
+  const int64_t words = (self.numel() + 3) / 4;
+  const uint32_t int64 = self.dtype() == DType::Int64 ? 1 : 0;
+  launch(ShaderLaunch{"compare_scalar", elementwise_global(words), {64, 1, 1}, {code, int64}}, {out, self},
+         CompareParams{static_cast<uint32_t>(to_i32(op, self.numel())), static_cast<float>(other)});
+  return out;
+}
+Tensor eq_scalar(const Tensor& self, double other) { return compare_scalar("aten::eq", kEq, self, other); }
+Tensor ne_scalar(const Tensor& self, double other) { return compare_scalar("aten::ne", kNe, self, other); }
+Tensor gt_scalar(const Tensor& self, double other) { return compare_scalar("aten::gt", kGt, self, other); }
+Tensor lt_scalar(const Tensor& self, double other) { return compare_scalar("aten::lt", kLt, self, other); }
+Tensor ge_scalar(const Tensor& self, double other) { return compare_scalar("aten::ge", kGe, self, other); }
+Tensor le_scalar(const Tensor& self, double other) { return compare_scalar("aten::le", kLe, self, other); }
+
+constexpr size_t kMaxRank = 6;
+struct MaskedFillParams {
+  uint32_t numel;
+  uint32_t value_lo, value_hi;
+  uint32_t sizes[kMaxRank];
+  uint32_t x_strides[kMaxRank];
+  uint32_t mask_strides[kMaxRank];
+};
+
+Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, double value) {
+  const char* op = "aten::masked_fill";
+  ops::check_defined(op, self);
+  TVK_CHECK(self.device() == tvk::Device::Vulkan && (self.dtype() == DType::Float32 || self.dtype() == DType::Int64), op,
+            ": argument 'self' must be a float32 or int64 Vulkan tensor, got ", to_string(self.dtype()));
+  ops::check_defined(op, mask, "mask");
+  TVK_CHECK(mask.dtype() == DType::Bool && mask.device() == tvk::Device::Vulkan, op,
+            ": mask must be a bool Vulkan tensor, got ", to_string(mask.dtype()));
+  const IntList sizes = ops::broadcast_shapes(op, self.sizes(), mask.sizes());
+  TVK_CHECK(sizes.size() <= kMaxRank, op, ": tensors of rank ", sizes.size(), " exceed the Vulkan limit of ", kMaxRank);
+  MaskedFillParams p{};
+  Tensor out = empty(sizes, self.dtype(), tvk::Device::Vulkan);
+  p.numel = static_cast<uint32_t>(to_i32(op, out.numel()));
+  const bool int64 = self.dtype() == DType::Int64;
+  if (int64) {
+    TVK_CHECK(value >= -9.2233720368547758e18 && value < 9.2233720368547758e18, op, ": value ", value,
+              " does not fit an int64 tensor");
+    const auto v = static_cast<uint64_t>(static_cast<int64_t>(value));
+    p.value_lo = static_cast<uint32_t>(v);
+    p.value_hi = static_cast<uint32_t>(v >> 32);
+  } else {
+    const float v = static_cast<float>(value);
+    std::memcpy(&p.value_lo, &v, sizeof v);
+  }
+  const IntList x_strides = ops::broadcast_strides(self, sizes), mask_strides = ops::broadcast_strides(mask, sizes);
+  const size_t shift = kMaxRank - sizes.size();
+  for (size_t i = 0; i < kMaxRank; ++i) {
+    p.sizes[i] = i < shift ? 1 : static_cast<uint32_t>(sizes[i - shift]);
+    p.x_strides[i] = i < shift ? 0 : static_cast<uint32_t>(x_strides[i - shift]);
+    p.mask_strides[i] = i < shift ? 0 : static_cast<uint32_t>(mask_strides[i - shift]);
+  }
+  launch(ShaderLaunch{"masked_fill", elementwise_global(out.numel()), {64, 1, 1}, {int64 ? 1u : 0u}}, {out, self, mask},
+         p);
+  return out;
+}
+
 }  // namespace
 
 TVK_REGISTER_VULKAN_KERNEL("aten::index.Tensor", index);
+TVK_REGISTER_VULKAN_KERNEL("aten::eq.Scalar", eq_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::ne.Scalar", ne_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::gt.Scalar", gt_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::lt.Scalar", lt_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::ge.Scalar", ge_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::le.Scalar", le_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::masked_fill.Scalar", masked_fill_scalar);
 
 }  // namespace tvk::vulkan

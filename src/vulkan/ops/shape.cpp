@@ -1,11 +1,14 @@
 // Vulkan shape and view ops. Vulkan tensors are always contiguous, so view, reshape, flatten and
-// unsqueeze are zero-copy re-shapes, while select, slice, transpose, permute, t and expand copy
-// the geometry the CPU would view (ops/view_geometry.h) into a new tensor; cat copies each
-// input into its slice of the output, and roll and constant padding copy the blocks of
-// ops/block_copy.h.
+// unsqueeze are zero-copy re-shapes, while select, slice, chunk, transpose, permute, t and
+// expand copy the geometry the CPU would view (ops/view_geometry.h) into a new tensor. Those
+// copies (expand's aside) note where they came from (core/storage.h, ViewSource), so that an
+// in-place op on one, copy_ included, writes through to the tensor it was taken from. cat
+// copies each input into its slice of the output, and roll and constant padding copy the
+// blocks of ops/block_copy.h.
 #include <optional>
 #include <string>
 
+#include "core/storage.h"
 #include "ops/block_copy.h"
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
@@ -28,8 +31,33 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
   return reshaped("aten::unsqueeze", self, ops::unsqueeze_geometry(self, dim).sizes);
 }
 
+// A copy of the view `geometry` gives of self, noting where its elements came from: the view of
+// self's root (the first storage that is no such copy) that the same view op gives when applied
+// to self's own place in that root.
+template <typename Geometry>
+Tensor copy_view(const char* op, const Tensor& self, Geometry&& geometry) {
+  const ops::ViewGeometry g = geometry(self);
+  Tensor out = materialize(op, self, g);
+  const ViewSource* parent = self.storage()->view_source();
+  if (parent == nullptr) {
+    out.storage()->set_view_source(ViewSource{self.storage(), g.sizes, g.strides, g.offset, self.dtype(), true});
+    return out;
+  }
+  const std::shared_ptr<Storage> root = parent->root.lock();
+  if (!root) return out;  // nothing can read what a write-back would give it
+  // self is a reshape of its storage: express the parent's view in self's shape first.
+  const std::optional<IntList> strides = ops::view_strides(parent->sizes, parent->strides, self.sizes());
+  if (!strides || !parent->writable) {
+    out.storage()->set_view_source(ViewSource{root, {}, {}, 0, self.dtype(), false});
+    return out;
+  }
+  const ops::ViewGeometry in_root = geometry(Tensor(root, self.sizes(), *strides, parent->offset, self.dtype()));
+  out.storage()->set_view_source(ViewSource{root, in_root.sizes, in_root.strides, in_root.offset, self.dtype(), true});
+  return out;
+}
+
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  return materialize("aten::select", self, ops::select_geometry(self, dim, index));
+  return copy_view("aten::select", self, [&](const Tensor& t) { return ops::select_geometry(t, dim, index); });
 }
 // Pieces are copies: Vulkan tensors are contiguous (docs/architecture.md, Tensors).
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
@@ -37,15 +65,18 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   const ops::ChunkPlan plan = ops::chunk_plan(self, chunks, dim);
   std::vector<Tensor> out;
   for (const auto& [start, end] : plan.pieces)
-    out.push_back(materialize("aten::chunk", self, ops::slice_geometry(self, plan.dim, start, end, 1)));
+    out.push_back(copy_view("aten::chunk", self, [&, start = start, end = end](const Tensor& t) {
+      return ops::slice_geometry(t, plan.dim, start, end, 1);
+    }));
   return out;
 }
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
              int64_t step) {
-  return materialize("aten::slice", self, ops::slice_geometry(self, dim, start, end, step));
+  return copy_view("aten::slice", self, [&](const Tensor& t) { return ops::slice_geometry(t, dim, start, end, step); });
 }
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
-  return materialize("aten::transpose", self, ops::transpose_geometry("aten::transpose", self, dim0, dim1));
+  return copy_view("aten::transpose", self,
+                   [&](const Tensor& t) { return ops::transpose_geometry("aten::transpose", t, dim0, dim1); });
 }
 // In place: the transposed data is written back into self's buffer, and the result is self's
 // storage with the new shape (callers use the returned tensor, as on the CPU).
@@ -57,9 +88,44 @@ Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   return result;
 }
 Tensor permute(const Tensor& self, IntList dims) {
-  return materialize("aten::permute", self, ops::permute_geometry(self, dims));
+  return copy_view("aten::permute", self, [&](const Tensor& t) { return ops::permute_geometry(t, dims); });
 }
-Tensor t(const Tensor& self) { return materialize("aten::t", self, ops::t_geometry(self)); }
+Tensor t(const Tensor& self) {
+  return copy_view("aten::t", self, [](const Tensor& x) { return ops::t_geometry(x); });
+}
+
+// In place into self, which may be a strided view of a storage (a write-back, above): src
+// broadcast to self's shape.
+// int64 tensors (fill_ of an index tensor) are copied as pairs of 32-bit words, bits unchanged.
+Tensor as_words(const Tensor& t) {
+  if (t.dtype() != DType::Int64) return t;
+  IntList sizes = t.sizes(), strides = t.strides();
+  for (int64_t& s : strides) s *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  return Tensor(t.storage(), sizes, strides, t.storage_offset() * 2, DType::Float32);
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool) {
+  const char* op = "aten::copy_";
+  ops::check_defined(op, self);
+  ops::check_defined(op, src, "src");
+  TVK_CHECK(self.device() == tvk::Device::Vulkan && src.device() == tvk::Device::Vulkan, op,
+            ": self and src must be Vulkan tensors");
+  TVK_CHECK(self.dtype() == src.dtype() && self.dtype() != DType::Bool, op, ": Vulkan copies float32 into float32 and ",
+            "int64 into int64, got ", to_string(src.dtype()), " into ", to_string(self.dtype()));
+  // A source that shares self's buffer is copied out first, so no element is read after it was written.
+  Tensor from = src;
+  if (src.storage() == self.storage()) {
+    from = empty(src.sizes(), src.dtype(), tvk::Device::Vulkan);
+    strided_copy(as_words(from), ops::geometry_of(as_words(from)), as_words(src), ops::geometry_of(as_words(src)));
+  }
+  const ops::ViewGeometry read = ops::expand_geometry(op, from, self.sizes());
+  const Tensor dst = as_words(self);
+  const Tensor src_words = as_words(Tensor(from.storage(), read.sizes, read.strides, read.offset, from.dtype()));
+  strided_copy(dst, ops::geometry_of(dst), src_words, ops::geometry_of(src_words));
+  return self;
+}
 
 Tensor expand(const Tensor& self, IntList size, bool) {
   const size_t shift = size.size() - std::min<size_t>(size.size(), static_cast<size_t>(self.dim()));
@@ -133,6 +199,7 @@ TVK_REGISTER_VULKAN_KERNEL("aten::permute", permute);
 TVK_REGISTER_VULKAN_KERNEL("aten::t", t);
 TVK_REGISTER_VULKAN_KERNEL("aten::expand", expand);
 TVK_REGISTER_VULKAN_KERNEL("aten::contiguous", contiguous);
+TVK_REGISTER_VULKAN_KERNEL("aten::copy_", copy_);
 TVK_REGISTER_VULKAN_KERNEL("aten::cat", cat);
 TVK_REGISTER_VULKAN_KERNEL("aten::_cat", cat_underscore);
 

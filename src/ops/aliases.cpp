@@ -1,0 +1,40 @@
+// Ops that are other registered ops under another name or argument order (traced models call
+// them: maxvit_t's swapaxes, swin_t's rsub and fill_). One kernel for both devices: they
+// dispatch on their inputs through the ops they call.
+#include "ops/registry.h"
+#include "ops/shape_utils.h"
+#include "tvk/ops.h"
+
+namespace tvk::ops {
+namespace {
+
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return transpose(self, axis0, axis1); }
+
+// other - alpha * self
+Tensor rsub_tensor(const Tensor& self, const Tensor& other, double alpha) { return sub(other, self, alpha); }
+Tensor rsub_scalar(const Tensor& self, double other, double alpha) { return add(mul(self, -alpha), other); }
+
+// self[...] = value: copy_ from a 0-D tensor of self's dtype, on self's device (a view written
+// in place reaches what it was taken from through copy_, ops/registry.cpp).
+Tensor fill_scalar(const Tensor& self, double value) {
+  check_defined("aten::fill_", self);
+  const Tensor v = full({}, value, self.dtype(), self.device());
+  return ops::call(require_op("aten::copy_"), Stack{IValue(self), IValue(v), IValue(false)}).toTensor();
+}
+Tensor fill_tensor(const Tensor& self, const Tensor& value) {
+  check_defined("aten::fill_", self);
+  check_defined("aten::fill_", value, "value");
+  TVK_CHECK(value.dim() == 0, "aten::fill_: value must be a 0-D tensor, got ", value.shape_string());
+  return fill_scalar(self, value.item());
+}
+
+}  // namespace
+
+TVK_REGISTER_OP_ANY_DEVICE("aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", fill_scalar);
+TVK_REGISTER_OP_ANY_DEVICE("aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", fill_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", swapaxes);
+TVK_REGISTER_OP_ANY_DEVICE("aten::swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", swapaxes);
+TVK_REGISTER_OP_ANY_DEVICE("aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", rsub_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", rsub_scalar);
+
+}  // namespace tvk::ops
