@@ -21,12 +21,14 @@ import numpy as np
 import torch
 import torchvision
 
-# torchvision 0.14's classifiers, one per family member size that matters; 299 for inception.
+# torchvision 0.14's classifiers as issue 10 lists them (inception_v3 at 299), and the mobile
+# segmentation models.
 MODELS = [
     "alexnet", "convnext_tiny", "densenet121", "efficientnet_b0", "efficientnet_v2_s", "googlenet",
-    "inception_v3", "maxvit_t", "mnasnet0_5", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small",
-    "regnet_x_400mf", "regnet_y_400mf", "resnet18", "resnet50", "resnext50_32x4d", "shufflenet_v2_x0_5",
-    "squeezenet1_1", "swin_t", "vgg11", "vit_b_16", "wide_resnet50_2",
+    "inception_v3", "maxvit_t", "mnasnet0_5", "mnasnet1_0", "mobilenet_v2", "mobilenet_v3_large",
+    "mobilenet_v3_small", "regnet_x_400mf", "regnet_y_400mf", "resnet18", "resnet50", "resnext50_32x4d",
+    "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "squeezenet1_0", "squeezenet1_1", "swin_t", "vgg11", "vgg11_bn",
+    "vit_b_16", "wide_resnet50_2",
     "lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large", "fcn_resnet50",
 ]
 SEGMENTATION = ("lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large", "fcn_resnet50")

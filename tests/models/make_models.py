@@ -10,7 +10,7 @@ kept in the repository; the code inside them is the same as the full models'.
 import argparse
 import os
 import sys
-from typing import Dict, NamedTuple, Optional
+from typing import List, Dict, NamedTuple, Optional
 
 import numpy as np
 import torch
@@ -111,6 +111,52 @@ class Attention(torch.nn.Module):
         y = self.norm(t)
         a, _ = self.attn(y, y, y, need_weights=False)
         return self.head((t + a)[:, 0])
+
+
+class ShiftedWindows(torch.nn.Module):
+    """swin_t and maxvit_t in miniature: a relative-position bias gathered from a table by an
+    index buffer (aten::index), attention written as einsum, and swin's shifted-window mask, built
+    by writing into slices of a zero tensor (x[a:b, c:d] = k: slice, slice, copy_), whose shift is
+    zeroed in an input-dependent branch when the window covers the whole input."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Conv2d(3, 8, 4, stride=4)
+        self.table = torch.nn.Parameter(torch.randn(49, 2))
+        self.register_buffer("index", torch.randint(0, 49, (16, 16)))
+        self.qkv = torch.nn.Linear(8, 24)
+        self.window: List[int] = [4, 4]
+        self.shift: List[int] = [2, 2]
+
+    def forward(self, x):
+        t = self.proj(x).permute(0, 2, 3, 1)  # [B, H, W, 8]
+        B, H, W, C = t.shape
+        shift = self.shift.copy()
+        if self.window[0] >= H:
+            shift[0] = 0
+        if self.window[1] >= W:
+            shift[1] = 0
+        if sum(shift) > 0:
+            t = torch.roll(t, shifts=(-shift[0], -shift[1]), dims=(1, 2))
+        nw = (H // 4) * (W // 4)
+        w = t.view(B, H // 4, 4, W // 4, 4, C).permute(0, 1, 3, 2, 4, 5).reshape(B * nw, 16, C)
+        q = self.qkv(w).reshape(B * nw, 16, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        q, k, v = q[0], q[1], q[2]
+        bias = self.table[self.index.view(-1)].view(16, 16, 2).permute(2, 0, 1).contiguous()
+        attn = torch.einsum("bhid,bhjd->bhij", q, k) * 0.5 + bias.unsqueeze(0)
+        if sum(shift) > 0:
+            mask = w.new_zeros((H, W))
+            count = 0
+            for h in ((0, -4), (-4, -shift[0]), (-shift[0], None)):
+                for ww in ((0, -4), (-4, -shift[1]), (-shift[1], None)):
+                    mask[h[0]:h[1], ww[0]:ww[1]] = count
+                    count += 1
+            mask = mask.view(H // 4, 4, W // 4, 4).permute(0, 2, 1, 3).reshape(nw, 16)
+            mask = mask.unsqueeze(1) - mask.unsqueeze(2)
+            mask = mask.masked_fill(mask != 0, -100.0).masked_fill(mask == 0, 0.0)
+            attn = (attn.view(B, nw, 2, 16, 16) + mask.unsqueeze(1).unsqueeze(0)).view(-1, 2, 16, 16)
+        out = torch.einsum("bhij,bhjd->bhid", attn.softmax(-1), v)
+        return out.mean([1, 2])
 
 
 class Segmentation(torch.nn.Module):
@@ -227,7 +273,7 @@ class FallbackMix(torch.nn.Module):
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
 SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags",
-                  "attention", "segmentation")
+                  "attention", "segmentation", "shifted_windows")
 
 # Of those, traced as well: a traced segmentation model reads the upsampling size through
 # prim::NumToTensor and int(), as torchvision's traced segmentation models do.
@@ -265,6 +311,8 @@ def build(name, small):
         return Attention()
     if name == "segmentation":
         return Segmentation()
+    if name == "shifted_windows":
+        return ShiftedWindows()
     raise SystemExit("unknown model " + name)
 
 
@@ -298,7 +346,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,xnnpack,hostile_view,fallback_mix"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,xnnpack,hostile_view,fallback_mix"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
