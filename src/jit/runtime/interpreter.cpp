@@ -1,5 +1,6 @@
 #include "jit/runtime/interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -130,6 +131,18 @@ bool registry_has(const std::string& op_name) {
 }
 }  // namespace
 
+// A factory a traced model told to make a float32 tensor on the CPU (traced swin_t's mask:
+// new_zeros(..., dtype=6, device=cpu)) makes it on the model's device, as optimize_for_mobile's
+// move_constants has it do in optimized graphs.
+void Interpreter::factory_on_model_device(const ops::OpEntry& op, Stack& bound) const {
+  if (device_ == Device::CPU) return;
+  const int device_arg = op.schema.index_of("device"), dtype_arg = op.schema.index_of("dtype");
+  if (device_arg < 0 || dtype_arg < 0 || static_cast<size_t>(std::max(device_arg, dtype_arg)) >= bound.size()) return;
+  IValue& d = bound[static_cast<size_t>(device_arg)];
+  const IValue& t = bound[static_cast<size_t>(dtype_arg)];
+  if (d.isDevice() && d.toDevice() == Device::CPU && t.isInt() && t.toInt() == 6) d = IValue(device_);
+}
+
 IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs& kwargs) {
   Stack bound;
   if (recorder_) {
@@ -149,12 +162,14 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
         return IValue();
       }
       if (op == nullptr) throw UnsupportedError(detail::concat("unknown op ", op_name));
+      factory_on_model_device(*op, bound);
       return recorder_->emit_op(*op, bound, "");
     }
   }
   const ops::OpEntry* op = resolve_overload(op_name, args, kwargs, &bound);
   if (op == nullptr) throw UnsupportedError(detail::concat("unknown op ", op_name, " (`tvk ops` lists the ops tvk has)"));
   if (op_counts_) ++(*op_counts_)[op->schema.full_name()];
+  factory_on_model_device(*op, bound);
   const bool had_tensors = contains_tensor(bound);
   IValue out = ops::call(*op, std::move(bound));
   // Factories (torch.zeros(...), no tensor inputs) make CPU tensors; a Vulkan model wants them

@@ -73,6 +73,7 @@ class Interpreter {
   bool eval_compare(CompareOp op, const IValue& a, const IValue& b);
   IValue call_path(const std::string& path, Stack args, const Kwargs& kwargs, const SourceLocation& loc);
   IValue call_op(const std::string& op_name, Stack args, const Kwargs& kwargs);
+  void factory_on_model_device(const ops::OpEntry& op, Stack& bound) const;
   IValue call_value(const IValue& callee, Stack args, const Kwargs& kwargs, const SourceLocation& loc);
   bool matches_type(const Expr& type, const IValue& value);
   // Runs (or, when freezing with dynamic arguments, records) the plain builtin `path`.
