@@ -159,6 +159,29 @@ class ShiftedWindows(torch.nn.Module):
         return out.mean([1, 2])
 
 
+class DynamicQuant(torch.nn.Module):
+    """A small classifier whose linear layers torch.quantization.quantize_dynamic turns into
+    int8 (quantized::linear_dynamic on LinearPackedParamsBase): one layer with per-tensor
+    weights, one per-channel. Its convolution stays float."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x)).mean([2, 3])
+        return self.fc2(torch.relu(self.fc1(y)))
+
+
+def dynamic_quant():
+    from torch.ao.quantization import default_dynamic_qconfig, per_channel_dynamic_qconfig, quantize_dynamic
+
+    model = DynamicQuant().eval()
+    return quantize_dynamic(model, {"fc1": default_dynamic_qconfig, "fc2": per_channel_dynamic_qconfig})
+
+
 class Segmentation(torch.nn.Module):
     """The torchvision segmentation models in miniature: a backbone whose intermediate features
     are gathered in a dict under names (IntermediateLayerGetter), a head that upsamples its
@@ -273,7 +296,7 @@ class FallbackMix(torch.nn.Module):
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
 SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags",
-                  "attention", "segmentation", "shifted_windows")
+                  "attention", "segmentation", "shifted_windows", "dynamic_quant")
 
 # Of those, traced as well: a traced segmentation model reads the upsampling size through
 # prim::NumToTensor and int(), as torchvision's traced segmentation models do.
@@ -313,6 +336,8 @@ def build(name, small):
         return Segmentation()
     if name == "shifted_windows":
         return ShiftedWindows()
+    if name == "dynamic_quant":
+        return dynamic_quant()
     raise SystemExit("unknown model " + name)
 
 
@@ -346,7 +371,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,xnnpack,hostile_view,fallback_mix"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,xnnpack,hostile_view,fallback_mix"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()

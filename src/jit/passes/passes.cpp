@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "ops/registry.h"
+#include "ops/quantized.h"
 #include "ops/xnnpack_contexts.h"
 
 namespace tvk::jit {
@@ -181,7 +182,17 @@ int remove_mutation(Graph& g) {
 int unpack_xnnpack_contexts(Graph& g) {
   int unpacked = 0;
   for (Node* n : g.all_nodes()) {
-    if (n->kind != NodeKind::Op || n->args.size() != 2 || n->args[1].is_value()) continue;
+    if (n->kind != NodeKind::Op || n->args.size() < 2 || n->args[1].is_value()) continue;
+    // A dynamic-quantized linear on constant (dequantized) weights: a plain linear.
+    if (n->is_op("quantized::linear_dynamic") || n->is_op("quantized::linear_dynamic_fp16")) {
+      const ops::QuantizedLinearParams* c = ops::quantized_linear_params(n->args[1].constant);
+      if (!c) continue;
+      n->op = &op("aten::linear");
+      n->args = {n->args[0], Arg::of(IValue(c->weight)), Arg::of(c->bias.defined() ? IValue(c->bias) : IValue())};
+      ++unpacked;
+      continue;
+    }
+    if (n->args.size() != 2) continue;
     std::unique_ptr<Node> plain;
     std::optional<double> lo, hi;
     auto optional_tensor = [](const Tensor& t) { return Arg::of(t.defined() ? IValue(t) : IValue()); };

@@ -19,6 +19,7 @@ int remove_mutation(Graph& graph);
 // prepacked::conv2d_clamp_run / linear_clamp_run with a constant XNNPACK context (files made by
 // PyTorch's optimize_for_mobile for the CPU) become conv2d / linear on the context's weights,
 // followed by a clamp where the context has bounds: plain ops the Vulkan passes then pack.
+// quantized::linear_dynamic on constant (dequantized) weights becomes linear likewise.
 int unpack_xnnpack_contexts(Graph& graph);
 // conv2d / conv_transpose2d / linear / addmm with constant weights become
 // vulkan_prepack::create_*_context + run_*_context pairs.

@@ -33,6 +33,8 @@ enum class GlobalKind {
   Device,
   StorageType,
   Class,
+  RebuildQTensor,
+  QScheme,  // torch.per_tensor_affine / per_channel_affine: a marker inside quantizer parameters
 };
 
 struct GlobalRef final : CustomClassPayload {
@@ -112,6 +114,10 @@ const char* op_name(uint8_t op) {
 
 StorageFormat storage_format(const std::string& storage_type) {
   using K = StorageFormat::Kind;
+  // Quantized tensors' integers; _rebuild_qtensor dequantizes them.
+  if (storage_type == "QInt8Storage") return {DType::Int64, 1, K::Int8};
+  if (storage_type == "QUInt8Storage") return {DType::Int64, 1, K::UInt8};
+  if (storage_type == "QInt32Storage") return {DType::Int64, 4, K::Int32};
   if (storage_type == "FloatStorage") return {DType::Float32, 4, K::Same};
   if (storage_type == "LongStorage") return {DType::Int64, 8, K::Same};
   if (storage_type == "BoolStorage") return {DType::Bool, 1, K::Same};
@@ -478,7 +484,11 @@ void Unpickler::op_global() {
   } else if (module == "__torch__" || module.rfind("__torch__.", 0) == 0) {
     kind = GlobalKind::Class;
   } else if (module == "torch._utils" && name == "_rebuild_qtensor") {
-    fail("quantized tensors (torch._utils._rebuild_qtensor) are not supported");
+    kind = GlobalKind::RebuildQTensor;
+  } else if (module == "torch" && (name == "per_tensor_affine" || name == "per_channel_affine" ||
+                                   name == "per_channel_affine_float_qparams" || name == "per_tensor_symmetric" ||
+                                   name == "per_channel_symmetric")) {
+    kind = GlobalKind::QScheme;
   } else if (module == "builtins" && name == "complex") {
     fail("complex numbers (builtins.complex) are not supported");
   } else {
@@ -531,6 +541,8 @@ void Unpickler::op_reduce() {
       if (!a[0].isString()) fail("torch.device expects a string");
       push(IValue(call_hook("torch.device", [&] { return parse_device(a[0].toStringRef()); })));
       return;
+    case GlobalKind::RebuildQTensor: push(IValue(rebuild_qtensor(a))); return;
+    case GlobalKind::QScheme: fail(detail::concat("torch.", g->name, " may only appear in quantizer parameters"));
     case GlobalKind::StorageType: fail(detail::concat("torch.", g->name, " may only appear in a persistent id"));
     case GlobalKind::Class:
       fail(detail::concat("REDUCE on class ", g->qualified(), " (TorchScript enums) is not supported"));
@@ -664,6 +676,53 @@ Tensor Unpickler::rebuild_tensor(const List& a) {
   }
   return call_hook("_rebuild_tensor_v2",
                    [&] { return storage.as_strided(sizes, strides, storage.storage_offset() + offset); });
+}
+
+// torch._utils._rebuild_qtensor(storage, offset, size, stride, quantizer_params, requires_grad,
+// backward_hooks): a quantized tensor, dequantized here into float32, (q - zero_point) * scale,
+// per tensor or per channel along `axis`. The integers come from a QInt8/QUInt8/QInt32 storage,
+// which loads as int64 (storage_format).
+Tensor Unpickler::rebuild_qtensor(const List& a) {
+  if (a.size() != 7) fail(detail::concat("_rebuild_qtensor takes 7 arguments, got ", a.size()));
+  if (!a[4].isTuple() || a[4].toTuple().empty() || !as_global(a[4].toTuple()[0]) ||
+      as_global(a[4].toTuple()[0])->kind != GlobalKind::QScheme)
+    fail("_rebuild_qtensor: the quantizer parameters must be a tuple (torch.<qscheme>, ...)");
+  const Tensor q = rebuild_tensor(List{a[0], a[1], a[2], a[3], a[5], a[6]}).contiguous();
+  if (q.dtype() != DType::Int64) fail("_rebuild_qtensor: the storage is not a quantized integer storage");
+  const List& params = a[4].toTuple();
+  const std::string& scheme = as_global(params[0])->name;
+  Tensor out = empty(q.sizes());
+  const int64_t* in = q.data<int64_t>();
+  float* o = out.data<float>();
+  const int64_t n = q.numel();
+  if (scheme == "per_tensor_affine" || scheme == "per_tensor_symmetric") {
+    if (params.size() != 3 || !params[1].isNumber() || !params[2].isInt())
+      fail("_rebuild_qtensor: per-tensor parameters must be (qscheme, scale: float, zero_point: int)");
+    const double scale = params[1].toDouble();
+    const int64_t zero = params[2].toInt();
+    if (!(scale > 0) || !std::isfinite(scale)) fail(detail::concat("_rebuild_qtensor: scale ", scale, " is not positive"));
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(static_cast<double>(in[i] - zero) * scale);
+    return out;
+  }
+  // Per channel: (qscheme, scales, zero_points, axis).
+  if (params.size() != 4 || !params[1].isTensor() || !params[2].isTensor() || !params[3].isInt())
+    fail("_rebuild_qtensor: per-channel parameters must be (qscheme, scales, zero_points, axis: int)");
+  const int64_t axis = params[3].toInt();
+  if (axis < 0 || axis >= q.dim()) fail(detail::concat("_rebuild_qtensor: axis ", axis, " of a ", q.dim(), "-D tensor"));
+  const int64_t channels = q.sizes()[static_cast<size_t>(axis)];
+  const Tensor scales = params[1].toTensor().contiguous(), zeros = params[2].toTensor().contiguous();
+  if (scales.dtype() != DType::Float32 || scales.numel() != channels || zeros.numel() != channels)
+    fail(detail::concat("_rebuild_qtensor: ", channels, " channels need as many float scales and zero points"));
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < q.dim(); ++d) inner *= q.sizes()[static_cast<size_t>(d)];
+  const float* sc = scales.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t c = (i / inner) % channels;
+    const double zero = zeros.dtype() == DType::Int64 ? static_cast<double>(zeros.data<int64_t>()[c])
+                                                       : static_cast<double>(zeros.data<float>()[c]);
+    o[i] = static_cast<float>((static_cast<double>(in[i]) - zero) * sc[c]);
+  }
+  return out;
 }
 
 }  // namespace tvk::jit

@@ -91,6 +91,7 @@ class Unpickler {
   void append(IValue& list, List items, const char* op);
   void set_items(IValue& dict, List items, const char* op);
   Tensor rebuild_tensor(const List& args);
+  Tensor rebuild_qtensor(const List& args);
   template <typename F> auto call_hook(const char* hook, F&& f) -> decltype(f());
   // Container bookkeeping: nesting depth, and refusing to mutate a container after it was placed
   // inside another (torch never does; it is how cycles and unbounded nesting would be built).

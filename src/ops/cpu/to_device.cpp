@@ -20,6 +20,11 @@ Tensor to_device(const Tensor& self, Device device, int64_t dtype, bool non_bloc
                  std::optional<int64_t>) {
   return to_prim_device(self, device, dtype, non_blocking, copy);
 }
+// x.to(dtype) where the dtype is the tensor's own (a dynamic-quantized linear's
+// `Y.to(x.dtype)`): the tensor itself, or a copy.
+Tensor to_dtype(const Tensor& self, int64_t dtype, bool non_blocking, bool copy, std::optional<int64_t>) {
+  return to_prim_device(self, std::nullopt, dtype, non_blocking, copy);
+}
 
 }  // namespace
 
@@ -29,5 +34,8 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::to.prim_Device(Tensor(a) self, Device? device,
 TVK_REGISTER_OP_ANY_DEVICE("aten::to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, "
                            "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)",
                            to_device);
+TVK_REGISTER_OP_ANY_DEVICE("aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
+                           "MemoryFormat? memory_format=None) -> Tensor(a)",
+                           to_dtype);
 
 }  // namespace tvk::ops::cpu
