@@ -538,6 +538,8 @@ def generate(torch, c):
         c.add("aten::to.prim_Device", x, cpu if i % 2 else None, None, False, i % 3 == 0,
               ref=lambda t, d, dt, nb, cp: t.to(d, copy=cp) if d is not None else t)
         c.add("aten::to.device", x, cpu, 6, False, False, None, ref=lambda t, d, dt, nb, cp, mf: t.to(d))
+        # x.to(x.dtype) (a dynamic-quantized linear's output): the tensor, or a copy of it.
+        c.add("aten::to.dtype", x, 6, False, i % 2 == 0, None, ref=lambda t, dt, nb, cp, mf: t.to(torch.float32, copy=cp))
     c.error("aten::dropout", r(3), 1.5, False)
 
     # ---- selection, sorting, indexing: CPU kernels (the CPU fallback runs them for Vulkan tensors) ----
