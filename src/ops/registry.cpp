@@ -118,6 +118,16 @@ Device dispatch_device(const OpEntry& op, const Stack& args) {
   return Device::CPU;
 }
 
+int cpu_float_factory_device_arg(const OpEntry& op, const std::function<const IValue*(size_t)>& arg) {
+  const int device_arg = op.schema.index_of("device"), dtype_arg = op.schema.index_of("dtype");
+  if (device_arg < 0 || dtype_arg < 0) return -1;
+  const IValue* d = arg(static_cast<size_t>(device_arg));
+  const IValue* t = arg(static_cast<size_t>(dtype_arg));
+  const bool cpu_float = d && d->isDevice() && d->toDevice() == Device::CPU && t && t->isInt() &&
+                         t->toInt() == 6;  // PyTorch's ScalarType code of float32
+  return cpu_float ? device_arg : -1;
+}
+
 bool scalar_stays_on_cpu(const Tensor& t) {
   return t.defined() && t.dim() == 0 && (t.dtype() == DType::Int64 || t.dtype() == DType::Bool);
 }

@@ -535,16 +535,12 @@ int move_constants(Graph& g, Device device) {
     if (falls_back_to_cpu(*n, device)) continue;  // its constants stay where its kernel runs
     // A factory that a traced model told to make a float32 tensor on the CPU (swin_t's attention
     // mask: new_zeros(..., dtype=6, device=cpu)) makes it on `device`, with the ops it feeds.
-    const ops::Schema& schema = n->op->schema;
-    const int device_arg = schema.index_of("device"), dtype_arg = schema.index_of("dtype");
-    if (device_arg >= 0 && dtype_arg >= 0 && static_cast<size_t>(std::max(device_arg, dtype_arg)) < n->args.size()) {
-      Arg& d = n->args[static_cast<size_t>(device_arg)];
-      const Arg& t = n->args[static_cast<size_t>(dtype_arg)];
-      if (!d.is_value() && d.constant.isDevice() && d.constant.toDevice() == Device::CPU && !t.is_value() &&
-          t.constant.isInt() && t.constant.toInt() == 6) {  // PyTorch's ScalarType code of float32
-        d = Arg::of(IValue(device));
-        ++moved;
-      }
+    const int factory_device = ops::cpu_float_factory_device_arg(*n->op, [&](size_t i) {
+      return i < n->args.size() && !n->args[i].is_value() ? &n->args[i].constant : nullptr;
+    });
+    if (factory_device >= 0) {
+      n->args[static_cast<size_t>(factory_device)] = Arg::of(IValue(device));
+      ++moved;
     }
     for (Arg& a : n->args) {
       if (!is_const_tensor(a) || a.constant.toTensor().device() == device) continue;

@@ -136,11 +136,8 @@ bool registry_has(const std::string& op_name) {
 // move_constants has it do in optimized graphs.
 void Interpreter::factory_on_model_device(const ops::OpEntry& op, Stack& bound) const {
   if (device_ == Device::CPU) return;
-  const int device_arg = op.schema.index_of("device"), dtype_arg = op.schema.index_of("dtype");
-  if (device_arg < 0 || dtype_arg < 0 || static_cast<size_t>(std::max(device_arg, dtype_arg)) >= bound.size()) return;
-  IValue& d = bound[static_cast<size_t>(device_arg)];
-  const IValue& t = bound[static_cast<size_t>(dtype_arg)];
-  if (d.isDevice() && d.toDevice() == Device::CPU && t.isInt() && t.toInt() == 6) d = IValue(device_);
+  const int d = ops::cpu_float_factory_device_arg(op, [&](size_t i) { return i < bound.size() ? &bound[i] : nullptr; });
+  if (d >= 0) bound[static_cast<size_t>(d)] = IValue(device_);
 }
 
 IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs& kwargs) {

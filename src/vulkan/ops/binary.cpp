@@ -6,7 +6,7 @@ namespace tvk::vulkan {
 namespace {
 
 enum BinaryOp : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
-constexpr size_t kMaxRank = 6;
+constexpr size_t kMaxRank = kMaxElementwiseRank;
 
 struct BinaryParams {
   uint32_t numel;
@@ -16,21 +16,15 @@ struct BinaryParams {
   uint32_t b_strides[kMaxRank];
 };
 
-// Right-aligns `values` into a rank-6 array padded with `fill`.
-void pad_into(uint32_t (&dst)[kMaxRank], const IntList& values, uint32_t fill) {
-  const size_t shift = kMaxRank - values.size();
-  for (size_t i = 0; i < kMaxRank; ++i) dst[i] = i < shift ? fill : static_cast<uint32_t>(values[i - shift]);
-}
-
 void run_binary(const char* op, BinaryOp code, const Tensor& out, const Tensor& a, const Tensor& b, float alpha) {
   TVK_CHECK(out.dim() <= static_cast<int64_t>(kMaxRank), op, ": tensors of rank ", out.dim(),
             " exceed the Vulkan limit of ", kMaxRank);
   BinaryParams p{};
   p.numel = static_cast<uint32_t>(out.numel());
   p.alpha = alpha;
-  pad_into(p.sizes, out.sizes(), 1);
-  pad_into(p.a_strides, ops::broadcast_strides(a, out.sizes()), 0);
-  pad_into(p.b_strides, ops::broadcast_strides(b, out.sizes()), 0);
+  right_aligned(p.sizes, out.sizes(), 1);
+  right_aligned(p.a_strides, ops::broadcast_strides(a, out.sizes()), 0);
+  right_aligned(p.b_strides, ops::broadcast_strides(b, out.sizes()), 0);
   launch(ShaderLaunch{"binary", elementwise_global(out.numel()), {64, 1, 1}, {code}}, {out, a, b}, p);
 }
 

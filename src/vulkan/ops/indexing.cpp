@@ -64,7 +64,7 @@ Tensor lt_scalar(const Tensor& self, double other) { return compare_scalar("aten
 Tensor ge_scalar(const Tensor& self, double other) { return compare_scalar("aten::ge", kGe, self, other); }
 Tensor le_scalar(const Tensor& self, double other) { return compare_scalar("aten::le", kLe, self, other); }
 
-constexpr size_t kMaxRank = 6;
+constexpr size_t kMaxRank = kMaxElementwiseRank;
 struct MaskedFillParams {
   uint32_t numel;
   uint32_t value_lo, value_hi;
@@ -97,13 +97,9 @@ Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, double value) 
     const float v = static_cast<float>(value);
     std::memcpy(&p.value_lo, &v, sizeof v);
   }
-  const IntList x_strides = ops::broadcast_strides(self, sizes), mask_strides = ops::broadcast_strides(mask, sizes);
-  const size_t shift = kMaxRank - sizes.size();
-  for (size_t i = 0; i < kMaxRank; ++i) {
-    p.sizes[i] = i < shift ? 1 : static_cast<uint32_t>(sizes[i - shift]);
-    p.x_strides[i] = i < shift ? 0 : static_cast<uint32_t>(x_strides[i - shift]);
-    p.mask_strides[i] = i < shift ? 0 : static_cast<uint32_t>(mask_strides[i - shift]);
-  }
+  right_aligned(p.sizes, sizes, 1);
+  right_aligned(p.x_strides, ops::broadcast_strides(self, sizes), 0);
+  right_aligned(p.mask_strides, ops::broadcast_strides(mask, sizes), 0);
   launch(ShaderLaunch{"masked_fill", elementwise_global(out.numel()), {64, 1, 1}, {int64 ? 1u : 0u}}, {out, self, mask},
          p);
   return out;

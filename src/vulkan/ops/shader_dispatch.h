@@ -89,6 +89,13 @@ bool switch_on(const char* name);
 
 // A narrowing cast for push constants that names the op when a size does not fit 32 bits.
 int32_t to_i32(const char* op, int64_t v);
+// Elementwise shaders take shapes and strides as rank-6 push-constant arrays.
+inline constexpr size_t kMaxElementwiseRank = 6;
+// Right-aligns `values` (at most kMaxElementwiseRank of them) into `dst`, padded in front with `fill`.
+inline void right_aligned(uint32_t (&dst)[kMaxElementwiseRank], const IntList& values, uint32_t fill) {
+  const size_t shift = kMaxElementwiseRank - values.size();
+  for (size_t i = 0; i < kMaxElementwiseRank; ++i) dst[i] = i < shift ? fill : static_cast<uint32_t>(values[i - shift]);
+}
 // A new contiguous float32 Vulkan tensor.
 Tensor empty_vulkan(const IntList& sizes);
 // Checks `t` is a float32 Vulkan tensor, naming the op.
