@@ -16,6 +16,9 @@ struct VulkanDeviceInfo {
   uint32_t subgroup_size = 0;
   bool fp16_arithmetic = false;
   bool storage_16bit = false;
+  // Tensor-core fragments for fp16 matrix products ("16x16x16": M x N x K), used by the matrix
+  // kernels in fp16 precision; empty where the device has no cooperative matrices.
+  std::string cooperative_matrix;
   uint64_t device_local_bytes = 0;
   bool usable = false;  // has a compute queue and Vulkan 1.1
   bool selected = false;

@@ -285,6 +285,7 @@ PYBIND11_MODULE(_tvk, m) {
           info["subgroup_size"] = d.subgroup_size;
           info["fp16_arithmetic"] = d.fp16_arithmetic;
           info["storage_16bit"] = d.storage_16bit;
+          info["cooperative_matrix"] = d.cooperative_matrix;
           info["device_local_bytes"] = d.device_local_bytes;
           info["usable"] = d.usable;
           info["selected"] = d.selected;

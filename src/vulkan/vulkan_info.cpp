@@ -39,6 +39,8 @@ VulkanInfo vulkan_info() {
       v.subgroup_size = d.subgroup_size;
       v.fp16_arithmetic = d.fp16_arithmetic;
       v.storage_16bit = d.storage_16bit;
+      if (d.cooperative_matrix())
+        v.cooperative_matrix = std::to_string(d.coopmat_m) + "x" + std::to_string(d.coopmat_n) + "x" + std::to_string(d.coopmat_k);
       v.device_local_bytes = d.device_local_bytes;
       v.usable = d.usable();
       v.selected = context && context->device().physical().index == d.index;

@@ -150,6 +150,61 @@ TEST(OpsApi, PackedLinearOverManyRowsOnVulkan) {
   EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
 }
 
+// fp16 precision on matrix products of 16+ rows: on devices with cooperative matrices they run
+// on tensor cores (gemm_coopmat.glsl) with operands rounded to fp16, elsewhere as in fp32. Sizes
+// that are not multiples of the 64 x 64 tile or the 32-deep K step, batches, transposed
+// operands (read through strides: one value per texel, or quads along k or n), a broadcast
+// bias with alpha and beta, and products of many tiles and batch entries (TVK_COOPMAT_TILE runs
+// this test with each of the kernel's other tile shapes).
+TEST(OpsApi, Fp16MatrixProductsStayWithinOnePercentOfFp32) {
+  TVK_NEED_VULKAN();
+  struct RestoreFp32 {
+    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+  } restore;
+  const Tensor a = randn({70, 300}, 41), b = randn({300, 90}, 42);
+  const Tensor ba = randn({3, 33, 40}, 43), bb = randn({3, 40, 65}, 44);
+  const Tensor bias = randn({90}, 45);
+  const Tensor q = randn({2, 4, 37, 64}, 46), k = randn({2, 4, 37, 64}, 47);
+  const Tensor x = randn({129, 96}, 48), w = randn({130, 96}, 49), lb = randn({130}, 50);
+  const Tensor at = randn({300, 70}, 51), va = randn({3, 37, 37}, 52), vb = randn({3, 37, 64}, 53);
+  const Tensor ox = randn({45, 97}, 58), ow = randn({33, 97}, 59);  // w^T: unit stride along k, no quads
+  const Tensor wide_a = randn({1100, 64}, 54), wide_b = randn({64, 1100}, 55);
+  const Tensor many_a = randn({16, 520, 16}, 56), many_b = randn({16, 16, 520}, 57);
+  auto run_all = [&](bool on_vulkan) {
+    auto dev = [on_vulkan](const Tensor& t) { return on_vulkan ? t.vulkan() : t; };
+    std::vector<Tensor> out;
+    out.push_back(mm(dev(a), dev(b)));
+    out.push_back(bmm(dev(ba), dev(bb)));
+    out.push_back(addmm(dev(bias), dev(a), dev(b), 0.5, 2.0));
+    out.push_back(matmul(dev(q), transpose(dev(k), 2, 3)));
+    out.push_back(linear(dev(x), dev(w), dev(lb)));
+    out.push_back(mm(t(dev(at)), dev(b)));
+    out.push_back(linear(dev(ox), dev(ow)));
+    out.push_back(bmm(dev(va), dev(vb)));
+    out.push_back(mm(dev(wide_a), dev(wide_b)));
+    out.push_back(bmm(dev(many_a), dev(many_b)));
+    for (Tensor& t : out) t = t.cpu();
+    return out;
+  };
+  const std::vector<Tensor> expected = run_all(false);
+  set_vulkan_precision(Precision::FP32);
+  const std::vector<Tensor> full = run_all(true);
+  set_vulkan_precision(Precision::FP16);
+  const std::vector<Tensor> half = run_all(true);
+  bool tensor_cores = false;
+  for (const VulkanDeviceInfo& d : vulkan_info().devices) tensor_cores |= d.selected && !d.cooperative_matrix.empty();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double scale = testing_support::max_abs(expected[i]);
+    EXPECT_EQ(half[i].sizes(), expected[i].sizes()) << "case " << i;
+    EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-4 * scale) << "case " << i;
+    EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
+    // Tensor cores round every operand to fp16; other devices keep these fp32 products exact.
+    if (tensor_cores) {
+      EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": tensor cores unused";
+    }
+  }
+}
+
 // fp16 precision (issue 9): convolution (tiled and depthwise) and packed linear weights stored as
 // 16-bit floats. Within 1e-2 of fp32, and not equal to it (the halves are really used).
 TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {

@@ -42,8 +42,9 @@ int cmd_info() {
     std::printf("  [%u] %s%s\n", d.index, d.name.c_str(), d.selected ? "  (selected)" : "");
     std::printf("      type: %s, Vulkan %s, driver: %s\n", d.type.c_str(), d.api_version.c_str(),
                 d.driver.empty() ? "unknown" : d.driver.c_str());
-    std::printf("      subgroup size: %u, fp16 arithmetic: %s, 16-bit storage: %s\n", d.subgroup_size,
-                yes_no(d.fp16_arithmetic), yes_no(d.storage_16bit));
+    std::printf("      subgroup size: %u, fp16 arithmetic: %s, 16-bit storage: %s, cooperative matrices: %s\n",
+                d.subgroup_size, yes_no(d.fp16_arithmetic), yes_no(d.storage_16bit),
+                d.cooperative_matrix.empty() ? "no" : d.cooperative_matrix.c_str());
     std::printf("      device-local memory: %.1f GiB%s\n", static_cast<double>(d.device_local_bytes) / (1 << 30),
                 d.usable ? "" : "  (not usable: no compute queue or Vulkan < 1.1)");
   }

@@ -14,6 +14,26 @@ Device::Device(const Instance&, const PhysicalDeviceInfo& physical) : physical_(
   auto info = make_info<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
+
+  // Cooperative matrices where the device has them (instance.cpp checked every feature below).
+  const char* coopmat_extension = "VK_NV_cooperative_matrix";
+  auto coop = make_info<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  auto memory_model =
+      make_info<VkPhysicalDeviceVulkanMemoryModelFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES);
+  auto f16 = make_info<VkPhysicalDeviceShaderFloat16Int8Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  auto features = make_info<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  if (physical_.cooperative_matrix()) {
+    coop.cooperativeMatrix = VK_TRUE;
+    memory_model.vulkanMemoryModel = VK_TRUE;
+    f16.shaderFloat16 = VK_TRUE;
+    features.pNext = &coop;
+    coop.pNext = &memory_model;
+    memory_model.pNext = &f16;
+    info.pNext = &features;
+    info.enabledExtensionCount = 1;
+    info.ppEnabledExtensionNames = &coopmat_extension;
+  }
   VK_CHECK(vkCreateDevice(physical_.handle, &info, nullptr, &device_));
 #if TVK_USE_VULKAN_WRAPPER
   volkLoadDevice(device_);

@@ -61,7 +61,35 @@ bool has_device_extension(VkPhysicalDevice dev, const char* name) {
   return false;
 }
 
-PhysicalDeviceInfo describe(VkPhysicalDevice dev, uint32_t index) {
+// The fragment shape gemm_coopmat.glsl takes, of those the device lists for subgroups with
+// fp16 A and B and fp32 C and D: 16 x 16 x 16 where listed, else any with M and N dividing 32
+// and K dividing 32 (the kernel's subgroup tile and K step).
+void find_coopmat_shape(VkInstance instance, VkPhysicalDevice dev, PhysicalDeviceInfo& info) {
+  auto list = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!list) return;
+  uint32_t count = 0;
+  if (list(dev, &count, nullptr) != VK_SUCCESS || count == 0) return;
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(
+      count, make_info<VkCooperativeMatrixPropertiesNV>(VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV));
+  if (list(dev, &count, shapes.data()) != VK_SUCCESS) return;
+  shapes.resize(count);
+  auto divides32 = [](uint32_t v) { return v != 0 && v <= 32 && 32 % v == 0; };
+  for (const auto& p : shapes) {
+    const bool types = p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                       p.CType == VK_COMPONENT_TYPE_FLOAT32_NV && p.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                       p.scope == VK_SCOPE_SUBGROUP_NV;
+    if (!types || !divides32(p.MSize) || !divides32(p.NSize) || !divides32(p.KSize)) continue;
+    const bool square = p.MSize == 16 && p.NSize == 16 && p.KSize == 16;
+    if (info.coopmat_m == 0 || square) {
+      info.coopmat_m = p.MSize;
+      info.coopmat_n = p.NSize;
+      info.coopmat_k = p.KSize;
+    }
+  }
+}
+
+PhysicalDeviceInfo describe(VkInstance instance, VkPhysicalDevice dev, uint32_t index) {
   PhysicalDeviceInfo info;
   info.handle = dev;
   info.index = index;
@@ -104,6 +132,22 @@ PhysicalDeviceInfo describe(VkPhysicalDevice dev, uint32_t index) {
     vkGetPhysicalDeviceFeatures2(dev, &features2);
     info.storage_16bit = storage16.storageBuffer16BitAccess == VK_TRUE;
     info.fp16_arithmetic = has_f16 && f16.shaderFloat16 == VK_TRUE;
+
+    // The cooperative-matrix kernel also needs the Vulkan memory model (core in 1.2) and 32-wide
+    // subgroups (its work group is 4 of them).
+    if (props.apiVersion >= VK_API_VERSION_1_2 && info.fp16_arithmetic && info.subgroup_size == 32 &&
+        has_device_extension(dev, "VK_NV_cooperative_matrix")) {
+      auto coop = make_info<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+      auto memory_model =
+          make_info<VkPhysicalDeviceVulkanMemoryModelFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES);
+      coop.pNext = &memory_model;
+      auto more = make_info<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+      more.pNext = &coop;
+      vkGetPhysicalDeviceFeatures2(dev, &more);
+      if (coop.cooperativeMatrix == VK_TRUE && memory_model.vulkanMemoryModel == VK_TRUE)
+        find_coopmat_shape(instance, dev, info);
+    }
   }
 
   VkPhysicalDeviceMemoryProperties mem;
@@ -253,7 +297,7 @@ Instance::Instance(bool validation) {
     release();
     throw_vk_error(r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__);
   }
-  for (uint32_t i = 0; i < count; ++i) devices_.push_back(describe(handles[i], i));
+  for (uint32_t i = 0; i < count; ++i) devices_.push_back(describe(instance_, handles[i], i));
 }
 
 Instance::~Instance() { release(); }

@@ -26,6 +26,11 @@ struct PhysicalDeviceInfo {
   bool subgroup_arithmetic = false;  // subgroupAdd and friends in compute shaders
   bool fp16_arithmetic = false;
   bool storage_16bit = false;
+  // Cooperative matrices (VK_NV_cooperative_matrix, with shaderFloat16 and the Vulkan memory
+  // model they need): the subgroup fragment shape M x N x K the device lists for fp16 inputs
+  // and fp32 sums; all 0 where there is none. Device enables them when set.
+  uint32_t coopmat_m = 0, coopmat_n = 0, coopmat_k = 0;
+  bool cooperative_matrix() const { return coopmat_m != 0; }
   uint64_t device_local_bytes = 0;
   int compute_queue_family = -1;  // -1: none
   float timestamp_period_ns = 0;

@@ -1,9 +1,14 @@
 // Vulkan matrix products: mm, bmm, addmm, linear, matmul. Products of many rows run tiled
 // (gemm_tiled.glsl), the rest one output per invocation (matmul.glsl). Operands are read
 // through strides, so linear's transposed weight and broadcast biases need no copies.
+#include <cstdlib>
+#include <string>
+
 #include "ops/matmul_shapes.h"
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
+#include "tvk/vulkan_info.h"
+#include "vulkan/api/context.h"
 #include "vulkan/ops/gemm.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/ops/strided_copy.h"
@@ -20,6 +25,11 @@ struct TiledGemmParams {
   float alpha, beta, out_min, out_max;
 };
 constexpr uint32_t kGemmTile = 64, kGemmGroupSide = 16;  // gemm_tiled.glsl's TILE and work group
+// A work-group shape of gemm_coopmat.glsl: its tile and each subgroup's part of it.
+struct CoopmatTile {
+  uint32_t bm, bn, wm, wn;
+  uint32_t threads() const { return (bm / wm) * (bn / wn) * 32; }
+};
 // gemm_rows.glsl's outputs per invocation: rows (its RM; 8 measured fastest on lavapipe, against
 // 2, 4, 12 and 16, docs/benchmarks.md) and columns.
 constexpr uint32_t kRowsTileRows = 8, kRowsTileCols = 8;
@@ -44,6 +54,22 @@ bool b_k_quads_fit(const GemmOperand& b, int64_t inner) {
 }
 }  // namespace
 
+namespace {
+// The tile for a product: 64 x 64 in four 32 x 32 parts, which beat the other shapes below for
+// vit_b_16 at batch 1 and 32 on the H200 (docs/benchmarks.md); TVK_COOPMAT_TILE=BMxBNxWMxWN
+// picks another, to compare.
+CoopmatTile coopmat_tile() {
+  static const CoopmatTile shapes[] = {{64, 64, 32, 32},  {128, 128, 64, 32}, {32, 64, 32, 32},
+                                       {64, 128, 32, 64}, {128, 128, 64, 64}, {128, 64, 64, 32}};
+  static const char* forced = std::getenv("TVK_COOPMAT_TILE");
+  if (forced)
+    for (const CoopmatTile& t : shapes)
+      if (std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.wm) + "x" + std::to_string(t.wn) == forced)
+        return t;
+  return shapes[0];
+}
+}  // namespace
+
 bool use_tiled_gemm(int64_t rows, int64_t inner) {
   static const bool enabled = switch_on("TVK_TILED_GEMM");
   return enabled && rows >= 16 && inner <= kMaxLoopIterations;
@@ -65,6 +91,26 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   (void)i32(batch * rows * cols);
   if (batch == 0 || rows == 0 || cols == 0) return;
   const Binding bias_texels = bias ? texels(bias->tensor, bias->half, false) : texels(a.tensor, a.half, false);
+  // fp16 precision on a device with cooperative matrices: tensor cores, operands rounded to fp16
+  // (docs/architecture.md). TVK_COOPMAT=0 keeps the fp32 kernels, to compare.
+  static const bool coopmat_on = switch_on("TVK_COOPMAT");
+  const PhysicalDeviceInfo& device = Context::get()->device().physical();
+  if (coopmat_on && device.cooperative_matrix() && vulkan_precision() == Precision::FP16) {
+    static const CoopmatTile tile = coopmat_tile();
+    auto tiles = [op](int64_t n, uint32_t side) { return static_cast<uint32_t>(to_i32(op, (n + side - 1) / side)); };
+    const bool a_vec4 = a_quads(a, inner);
+    const uint32_t b_mode = b_quads(b, cols) ? 1 : b_k_quads_fit(b, inner) ? 2 : 0;
+    // B staged [n][k] where its unit stride runs along k.
+    const bool b_k_major = b_mode == 2 || (b_mode == 0 && b.row_stride == 1 && b.col_stride != 1);
+    ShaderLaunch l;
+    l.shader = "gemm_coopmat";
+    l.local = {tile.threads(), 1, 1};
+    l.global = {tiles(cols, tile.bn) * tile.threads(), tiles(rows, tile.bm), static_cast<uint32_t>(i32(batch))};
+    l.constants = {device.coopmat_m, device.coopmat_n, device.coopmat_k, tile.bm, tile.bn, tile.wm, tile.wn,
+                   a_vec4 ? 1u : 0u, b_mode, b_k_major ? 1u : 0u};
+    launch(l, {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_mode != 0), bias_texels}, p);
+    return;
+  }
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
   if (shared_on_gpus && gpu_shaped_kernels()) {
