@@ -1,5 +1,7 @@
 #include "vulkan/ops/strided_copy.h"
 
+#include <vector>
+
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -8,18 +10,35 @@ namespace {
 constexpr size_t kMaxRank = 6;
 
 struct CopyParams {
-  uint32_t numel, src_offset, dst_offset;
+  uint32_t runs, src_offset, dst_offset, src_step, dst_step;
   uint32_t sizes[kMaxRank];
   uint32_t src_strides[kMaxRank];
   uint32_t dst_strides[kMaxRank];
 };
 
-// Values are in range: check_view_in_bounds has seen them inside a buffer of at most
-// maxStorageBufferRange bytes, and to_i32 checks again.
-void pad_into(uint32_t (&dst)[kMaxRank], const IntList& values, uint32_t fill) {
-  const size_t shift = kMaxRank - values.size();
-  for (size_t i = 0; i < kMaxRank; ++i)
-    dst[i] = i < shift ? fill : static_cast<uint32_t>(to_i32("strided copy", values[i - shift]));
+// One dim of a copy: its size and the strides of both views along it.
+struct CopyDim {
+  int64_t size, src_stride, dst_stride;
+};
+
+// The copy's dims with those of size 1 dropped and each dim merged into the next where both
+// views step over it contiguously (a whole inner dim per step), outermost first; at least one.
+std::vector<CopyDim> merged_dims(const ops::ViewGeometry& src, const ops::ViewGeometry& dst) {
+  std::vector<CopyDim> dims;
+  for (size_t d = 0; d < src.sizes.size(); ++d) {
+    if (src.sizes[d] == 1) continue;
+    const CopyDim next{src.sizes[d], src.strides[d], dst.strides[d]};
+    if (!dims.empty()) {
+      CopyDim& outer = dims.back();
+      if (outer.src_stride == next.src_stride * next.size && outer.dst_stride == next.dst_stride * next.size) {
+        outer = {outer.size * next.size, next.src_stride, next.dst_stride};
+        continue;
+      }
+    }
+    dims.push_back(next);
+  }
+  if (dims.empty()) dims.push_back({1, 1, 1});
+  return dims;
 }
 
 }  // namespace
@@ -34,14 +53,30 @@ void strided_copy(const Tensor& dst, const ops::ViewGeometry& dst_view, const Te
                        src.storage()->nbytes());
   check_view_in_bounds(dst_view.sizes, dst_view.strides, dst_view.offset, element_size(dst.dtype()),
                        dst.storage()->nbytes());
+  const int64_t numel = numel_of(src_view.sizes);
+  if (numel == 0) return;
+  std::vector<CopyDim> dims = merged_dims(src_view, dst_view);
+  // Runs of 4 along the innermost dim where it divides: a quarter of the index arithmetic.
+  CopyDim& inner = dims.back();
+  const uint32_t run = inner.size % 4 == 0 ? 4 : 1;
+  auto u32 = [](int64_t v) { return static_cast<uint32_t>(to_i32("strided copy", v)); };
   CopyParams p{};
-  p.numel = static_cast<uint32_t>(to_i32("strided copy", numel_of(src_view.sizes)));
-  p.src_offset = static_cast<uint32_t>(to_i32("strided copy", src_view.offset));
-  p.dst_offset = static_cast<uint32_t>(to_i32("strided copy", dst_view.offset));
-  pad_into(p.sizes, src_view.sizes, 1);
-  pad_into(p.src_strides, src_view.strides, 0);
-  pad_into(p.dst_strides, dst_view.strides, 0);
-  launch(ShaderLaunch{"strided_copy", elementwise_global(p.numel), {64, 1, 1}, {}}, {dst, src}, p);
+  p.runs = u32(numel / run);
+  p.src_offset = u32(src_view.offset);
+  p.dst_offset = u32(dst_view.offset);
+  p.src_step = u32(inner.src_stride);
+  p.dst_step = u32(inner.dst_stride);
+  inner = {inner.size / run, inner.src_stride * run, inner.dst_stride * run};
+  const size_t shift = kMaxRank - dims.size();
+  for (size_t i = 0; i < kMaxRank; ++i) {
+    const CopyDim d = i < shift ? CopyDim{1, 0, 0} : dims[i - shift];
+    p.sizes[i] = u32(d.size);
+    p.src_strides[i] = u32(d.src_stride);
+    p.dst_strides[i] = u32(d.dst_stride);
+  }
+  launch(ShaderLaunch{"strided_copy", elementwise_global(p.runs), {64, 1, 1},
+                      {static_cast<uint32_t>(dims.size()), run}},
+         {dst, src}, p);
 }
 
 Tensor materialize(const char* op, const Tensor& src, const ops::ViewGeometry& view) {
