@@ -96,6 +96,8 @@ Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1);
 Tensor permute(const Tensor& self, const IntList& dims);
 Tensor t(const Tensor& self);
 Tensor expand(const Tensor& self, const IntList& size);
+Tensor as_strided(const Tensor& self, const IntList& size, const IntList& stride,
+                  std::optional<int64_t> storage_offset = std::nullopt);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // An uninitialised tensor with the given strides (a Vulkan tensor is contiguous regardless).
 Tensor empty_strided(const IntList& size, const IntList& stride, DType dtype = DType::Float32,

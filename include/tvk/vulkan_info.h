@@ -65,8 +65,11 @@ std::vector<OpGpuTime> vulkan_take_profile();
 // Precision of the weights Vulkan kernels keep packed. FP16 (`--precision fp16`): the weights
 // of convolutions and linear layers are stored as 16-bit floats when they are packed (by
 // optimize_for_mobile's contexts at load, or per call for unpacked convolutions); activations,
-// inputs, outputs and arithmetic stay fp32. Applies to weights packed after the call. Setting
-// FP16 throws UnsupportedError when the device cannot read 16-bit float texel buffers.
+// inputs and outputs stay fp32. Arithmetic stays fp32 too, except that on devices with
+// cooperative matrices (VulkanDeviceInfo::cooperative_matrix) matrix products of 16+ rows run
+// on tensor cores with both operands rounded to fp16 (sums in fp32). Applies to weights packed
+// after the call. Setting FP16 throws UnsupportedError when the device cannot read 16-bit float
+// texel buffers.
 enum class Precision { FP32, FP16 };
 void set_vulkan_precision(Precision precision);
 Precision vulkan_precision();

@@ -168,6 +168,9 @@ Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
 }
 Tensor permute(const Tensor& self, const IntList& dims) { return tensor_op("aten::permute", {self, int_list(dims)}); }
 Tensor t(const Tensor& self) { return tensor_op("aten::t", {self}); }
+Tensor as_strided(const Tensor& self, const IntList& size, const IntList& stride, std::optional<int64_t> storage_offset) {
+  return tensor_op("aten::as_strided", {self, int_list(size), int_list(stride), optional_int(storage_offset)});
+}
 Tensor expand(const Tensor& self, const IntList& size) { return tensor_op("aten::expand", {self, int_list(size), false}); }
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return tensor_op("aten::cat", {IValue::list(List(tensors.begin(), tensors.end())), dim});

@@ -39,23 +39,23 @@ std::tuple<Tensor, Tensor> native_multi_head_attention(const Tensor& query, cons
   auto heads = [&](const Tensor& x, int64_t len) {  // [B, len, E] -> [B, H, len, D]
     return transpose(reshape(x, {b, len, num_heads, d}), 1, 2).contiguous();
   };
-  Tensor q, k, v;
+  Tensor q, k_t, v;  // [B, H, L, D], [B, H, D, S], [B, H, S, D]
   if (query.is_same(key) && key.is_same(value)) {
-    // Self-attention (vit's x, x, x): one product with the whole packed weight, and one copy
-    // that splits it into q, k and v by heads ([3, B, H, L, D]), instead of copying thirds of
-    // the weight each run.
-    const Tensor qkv = permute(reshape(linear(query, qkv_weight, qkv_bias), {b, l, 3, num_heads, d}), {2, 0, 3, 1, 4})
-                           .contiguous();
-    q = select(qkv, 0, 0);
-    k = select(qkv, 0, 1);
-    v = select(qkv, 0, 2);
+    // Self-attention (vit's x, x, x): one product with the whole packed weight, [B, L, 3E], and
+    // q, k (transposed) and v taken from it by heads with one strided view each (a copy on
+    // Vulkan), instead of copying thirds of the weight each run.
+    const Tensor qkv = linear(query, qkv_weight, qkv_bias).contiguous();
+    const int64_t e = embed_dim, at = qkv.storage_offset(), row = 3 * e, batch = l * row;
+    q = as_strided(qkv, {b, num_heads, l, d}, {batch, d, row, 1}, at);
+    k_t = as_strided(qkv, {b, num_heads, d, l}, {batch, d, 1, row}, at + e);
+    v = as_strided(qkv, {b, num_heads, l, d}, {batch, d, row, 1}, at + 2 * e);
   } else {
     q = heads(project(query, 0), l);
-    k = heads(project(key, 1), s);
+    k_t = transpose(heads(project(key, 1), s), 2, 3).contiguous();
     v = heads(project(value, 2), s);
   }
   q = mul(q, 1.0 / std::sqrt(static_cast<double>(d)));
-  const Tensor weights = softmax(matmul(q, transpose(k, 2, 3).contiguous()), -1);  // [B, H, L, S]
+  const Tensor weights = softmax(matmul(q, k_t), -1);  // [B, H, L, S]
   const Tensor attended = reshape(transpose(matmul(weights, v), 1, 2).contiguous(), {b, l, embed_dim});
   const Tensor out = linear(attended, proj_weight, proj_bias);
   if (!need_weights) return {out, empty({0}, DType::Float32, query.device())};  // PyTorch's empty tensor

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/storage.h"
 #include "ops/shape_utils.h"
 
 namespace tvk::ops {
@@ -80,6 +81,22 @@ ViewGeometry t_geometry(const Tensor& t) {
   TVK_CHECK(t.dim() <= 2, "aten::t: expected a tensor of rank <= 2, got ", t.shape_string());
   if (t.dim() < 2) return geometry_of(t);
   return transpose_geometry("aten::t", t, 0, 1);
+}
+
+ViewGeometry as_strided_geometry(const Tensor& t, const IntList& sizes, const IntList& strides,
+                                 std::optional<int64_t> offset) {
+  const char* op = "aten::as_strided";
+  check_defined(op, t);
+  TVK_CHECK(sizes.size() == strides.size(), op, ": sizes ", shape_string(sizes), " and strides ", shape_string(strides),
+            " differ in rank");
+  for (int64_t s : sizes) TVK_CHECK(s >= 0, op, ": negative size in ", shape_string(sizes));
+  for (int64_t s : strides) TVK_CHECK(s >= 0, op, ": negative strides are not supported, got ", shape_string(strides));
+  const int64_t at = offset.value_or(t.storage_offset());
+  TVK_CHECK(at >= 0, op, ": negative storage offset ", at);
+  TVK_CHECK(view_end_bytes(sizes, strides, at, element_size(t.dtype())) <= t.storage()->nbytes(), op, ": sizes ",
+            shape_string(sizes), ", strides ", shape_string(strides), " and offset ", at, " reach past the end of its ",
+            t.storage()->nbytes(), "-byte storage");
+  return {sizes, strides, at};
 }
 
 ViewGeometry expand_geometry(const char* op, const Tensor& t, const IntList& sizes) {

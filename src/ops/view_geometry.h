@@ -36,6 +36,10 @@ ViewGeometry unsqueeze_geometry(const Tensor& t, int64_t dim);
 ViewGeometry t_geometry(const Tensor& t);
 // Broadcast of `t` to `sizes` (stride 0 on expanded dims), as expand() would view it.
 ViewGeometry expand_geometry(const char* op, const Tensor& t, const IntList& sizes);
+// aten::as_strided: sizes, strides and offset (default: t's own) into t's storage, checked to
+// lie inside it, with no negative stride.
+ViewGeometry as_strided_geometry(const Tensor& t, const IntList& sizes, const IntList& strides,
+                                 std::optional<int64_t> offset);
 // The shape flatten(start_dim, end_dim) gives `t`.
 IntList flatten_sizes(const Tensor& t, int64_t start_dim, int64_t end_dim);
 

@@ -434,7 +434,7 @@ def generate(torch, c):
     c.error("aten::mean.dim", r(2, 3), [2], False, None)
     c.error("aten::mean.dim", r(2, 3), [1, -1], False, None)
     soft = [((2, 5), 1), ((2, 5), 0), ((3, 4, 7), -1), ((2, 3, 4, 5), 1), ((1, 1000), -1), ((7,), 0), ((), 0),
-            ((4, 1, 3), 1), ((2, 3, 5, 7), -3), ((3, 33), 1),
+            ((4, 1, 3), 1), ((2, 3, 5, 7), -3), ((3, 33), 1), ((3, 250, 197), -1),
             ((1, 70000), -1)]  # past lavapipe's 65535-iteration loop cap
     for s, d in soft:
         x = r(s) * 5
@@ -489,6 +489,16 @@ def generate(torch, c):
                     ((4, 1), [2, 4, 5]), ((), [3, 2]), ((2, 3), [2, 3]), ((1, 3, 1), [2, -1, 4]), ((5, 1, 1), [5, 2, 2])]:
         c.add("aten::expand", r(s), size, False)
     c.error("aten::expand", r(2, 3), [3, 3], False)
+    # as_strided: attention's head split (q, k transposed, v out of one [B, L, 3E] projection),
+    # overlapping windows, broadcast (stride 0), a default offset; out of bounds and negative
+    # strides are errors.
+    qkv = r(2, 5, 3 * 8)
+    for size, stride, offset in [([2, 2, 5, 4], [5 * 24, 4, 24, 1], 0), ([2, 2, 4, 5], [5 * 24, 4, 1, 24], 8),
+                                 ([2, 2, 5, 4], [5 * 24, 4, 24, 1], 16), ([3, 4], [2, 1], 1), ([4, 3], [0, 1], None)]:
+        c.add("aten::as_strided", qkv, size, stride, offset)
+    c.add("aten::as_strided", r(10), [3, 3], [3, 1], None)
+    c.error("aten::as_strided", r(10), [4, 3], [3, 1], None)
+    c.error("aten::as_strided", r(10), [3], [-1], 9)
     for s in [(2, 3), (1, 3, 5, 7), (), (4,), (0, 3), (2, 1, 2), (3, 3, 3), (1, 1, 1, 1), (6, 5), (2, 3, 4, 5, 2)]:
         c.add("aten::contiguous", r(s), 0)
     cats = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 5)], 1), ([(2, 3), (2, 5)], -1), ([(1, 3, 4, 5), (1, 5, 4, 5), (1, 1, 4, 5)], 1),

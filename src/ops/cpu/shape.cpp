@@ -59,6 +59,9 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 }
 Tensor permute(const Tensor& self, IntList dims) { return as_view(self, permute_geometry(self, dims)); }
 Tensor t(const Tensor& self) { return as_view(self, t_geometry(self)); }
+Tensor as_strided(const Tensor& self, IntList size, IntList stride, std::optional<int64_t> storage_offset) {
+  return as_view(self, as_strided_geometry(self, size, stride, storage_offset));
+}
 
 Tensor expand(const Tensor& self, IntList size, bool) {
   const size_t shift = size.size() - std::min<size_t>(size.size(), static_cast<size_t>(self.dim()));
@@ -184,6 +187,9 @@ TVK_REGISTER_OP("aten::transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor
 TVK_REGISTER_OP("aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", permute);
 TVK_REGISTER_OP("aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", chunk);
 TVK_REGISTER_OP("aten::t(Tensor(a) self) -> Tensor(a)", t);
+TVK_REGISTER_OP("aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
+                "-> Tensor(a)",
+                as_strided);
 TVK_REGISTER_OP("aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", expand);
 TVK_REGISTER_OP("aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
                 contiguous);

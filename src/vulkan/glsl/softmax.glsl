@@ -2,8 +2,12 @@
 // subtracting the max for stability. WIDE = 0: one invocation per (outer, inner) pair. WIDE = 1
 // (long dims): one work group of kGroup invocations per pair, each taking a strided part of the
 // dim, the max and the sum meeting in shared memory: lavapipe stops a shader's loops after
-// 65535 iterations, which one invocation walking a longer dim would pass.
+// 65535 iterations, which one invocation walking a longer dim would pass. WIDE = 2 (GPUs, the
+// softmax dim innermost): one subgroup per row, its invocations reading neighbouring elements
+// (coalesced, where one invocation per row would read addresses a row apart) and meeting in
+// subgroupMax / subgroupAdd.
 #version 450
+#extension GL_KHR_shader_subgroup_arithmetic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int LOG = 0;
 layout(constant_id = 4) const int WIDE = 0;
@@ -31,9 +35,34 @@ float group_reduce(float v, bool take_max) {
   return total;
 }
 
+// WIDE 2 (inner == 1): rows go to subgroups in turn, so every row is taken whatever size of
+// subgroup the driver chose (the host sized the launch by the size the device reports).
+void subgroup_rows() {
+  const uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  const uint first = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * gl_NumSubgroups + gl_SubgroupID;
+  for (uint row = first; row < outer; row += groups * gl_NumSubgroups) {  // uniform in a subgroup
+    const uint base = row * size;
+    float m = uintBitsToFloat(0xff800000u);  // -inf
+    for (uint k = gl_SubgroupInvocationID; k < size; k += gl_SubgroupSize) m = max(m, x[base + k]);
+    m = subgroupMax(m);
+    float sum = 0.0;
+    for (uint k = gl_SubgroupInvocationID; k < size; k += gl_SubgroupSize) sum += exp(x[base + k] - m);
+    sum = subgroupAdd(sum);
+    const float log_sum = log(sum);
+    for (uint k = gl_SubgroupInvocationID; k < size; k += gl_SubgroupSize) {
+      const float shifted = x[base + k] - m;
+      y[base + k] = LOG == 1 ? shifted - log_sum : exp(shifted) / sum;
+    }
+  }
+}
+
 void main() {
   uint i, k0, step;
   bool live;
+  if (WIDE == 2) {
+    subgroup_rows();
+    return;
+  }
   if (WIDE == 1) {
     i = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     k0 = gl_LocalInvocationID.x;

@@ -2,6 +2,7 @@
 // permuted to the end first when they are not already there), softmax and log_softmax.
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
+#include "vulkan/api/context.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/ops/strided_copy.h"
 
@@ -45,11 +46,17 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
   struct {
     uint32_t outer, size, inner;
   } params{static_cast<uint32_t>(outer), static_cast<uint32_t>(size), static_cast<uint32_t>(inner)};
-  // Long dims get a work group per (outer, inner) pair (softmax.glsl's WIDE; 64 is its kGroup).
+  // On GPUs a softmax over the innermost dim takes a subgroup per row (softmax.glsl's WIDE 2; a
+  // work group of 64 holds 64 / subgroup size rows). Elsewhere long dims get a work group per
+  // (outer, inner) pair (WIDE 1; 64 is its kGroup), short ones an invocation.
   constexpr int64_t kWide = 4096;
-  ShaderLaunch l = size > kWide ? row_groups_launch("softmax", outer * inner, 64)
-                                : ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {}};
-  l.constants = {log ? 1u : 0u, size > kWide ? 1u : 0u};
+  const PhysicalDeviceInfo& device = Context::get()->device().physical();
+  const uint32_t subgroup = device.subgroup_size;
+  const bool rows = inner == 1 && gpu_shaped_kernels() && device.subgroup_arithmetic && subgroup >= 1 && subgroup <= 64;
+  ShaderLaunch l = rows          ? row_groups_launch("softmax", (outer + 64 / subgroup - 1) / (64 / subgroup), 64)
+                   : size > kWide ? row_groups_launch("softmax", outer * inner, 64)
+                                  : ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {}};
+  l.constants = {log ? 1u : 0u, rows ? 2u : size > kWide ? 1u : 0u};
   launch(l, {out, self}, params);
   return out;
 }

@@ -134,6 +134,15 @@ Tensor expand(const Tensor& self, IntList size, bool) {
   return materialize("aten::expand", self, ops::expand_geometry("aten::expand", self, size));
 }
 
+// Into self's own buffer, which holds only self (Vulkan tensors are contiguous copies), where
+// on the CPU the storage may be a larger tensor's. The copy is marked so that in-place ops on it
+// fail rather than write nowhere.
+Tensor as_strided(const Tensor& self, IntList size, IntList stride, std::optional<int64_t> storage_offset) {
+  Tensor out = materialize("aten::as_strided", self, ops::as_strided_geometry(self, size, stride, storage_offset));
+  out.storage()->set_view_source(ViewSource{self.storage(), {}, {}, 0, self.dtype(), false});
+  return out;
+}
+
 Tensor contiguous(const Tensor& self, int64_t memory_format) {
   TVK_CHECK(memory_format == 0 || memory_format == 2, "aten::contiguous: memory_format ", memory_format,
             " is not supported (0 = contiguous_format, 2 = channels_last)");
@@ -187,6 +196,7 @@ TVK_REGISTER_VULKAN_KERNEL("aten::roll", roll);
 TVK_REGISTER_VULKAN_KERNEL("aten::constant_pad_nd", constant_pad_nd);
 TVK_REGISTER_VULKAN_KERNEL("aten::pad", pad);
 TVK_REGISTER_VULKAN_KERNEL("aten::view", view);
+TVK_REGISTER_VULKAN_KERNEL("aten::as_strided", as_strided);
 TVK_REGISTER_VULKAN_KERNEL("aten::reshape", reshape);
 TVK_REGISTER_VULKAN_KERNEL("aten::flatten.using_ints", flatten);
 TVK_REGISTER_VULKAN_KERNEL("aten::unsqueeze", unsqueeze);
