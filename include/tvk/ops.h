@@ -25,6 +25,9 @@ Tensor clamp(const Tensor& self, std::optional<double> min, std::optional<double
 Tensor hardtanh(const Tensor& self, double min_val = -1, double max_val = 1);
 Tensor& hardtanh_(Tensor& self, double min_val = -1, double max_val = 1);
 Tensor relu6(const Tensor& self);
+// x rounded onto an affine quantizer's grid and back (float in, float out), as PyTorch's op.
+Tensor fake_quantize_per_tensor_affine(const Tensor& self, double scale, int64_t zero_point, int64_t quant_min,
+                                       int64_t quant_max);
 Tensor sigmoid(const Tensor& self);
 Tensor tanh(const Tensor& self);
 Tensor hardswish(const Tensor& self);

@@ -43,7 +43,8 @@ struct MobileOptimizerOptions {
 // What the optimizer did, for `tvk optimize` and tests.
 struct OptimizationReport {
   std::map<std::string, int> ops_before, ops_after;  // graph node kinds and counts, forward
-  int xnnpack_contexts_unpacked = 0;  // CPU-prepacked layers turned into plain ops (Vulkan backend)
+  // CPU-prepacked (XNNPACK) and quantized layers turned into plain ops (Vulkan backend).
+  int xnnpack_contexts_unpacked = 0;
   int batch_norms_folded = 0;
   int convolutions_packed = 0;  // conv2d / conv_transpose2d contexts
   int linears_packed = 0;

@@ -168,6 +168,10 @@ Tensor transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
 }
 Tensor permute(const Tensor& self, const IntList& dims) { return tensor_op("aten::permute", {self, int_list(dims)}); }
 Tensor t(const Tensor& self) { return tensor_op("aten::t", {self}); }
+Tensor fake_quantize_per_tensor_affine(const Tensor& self, double scale, int64_t zero_point, int64_t quant_min,
+                                       int64_t quant_max) {
+  return tensor_op("aten::fake_quantize_per_tensor_affine", {self, scale, zero_point, quant_min, quant_max});
+}
 Tensor as_strided(const Tensor& self, const IntList& size, const IntList& stride, std::optional<int64_t> storage_offset) {
   return tensor_op("aten::as_strided", {self, int_list(size), int_list(stride), optional_int(storage_offset)});
 }

@@ -182,6 +182,29 @@ def dynamic_quant():
     return quantize_dynamic(model, {"fc1": default_dynamic_qconfig, "fc2": per_channel_dynamic_qconfig})
 
 
+def static_quant():
+    """Static quantization of a CNN: torchvision's quantizable mobilenet_v2 at half width, with
+    random batch-norm statistics, fused, prepared with QNNPACK's qconfig, calibrated on random
+    inputs and converted. Its script calls quantize_per_tensor, quantized::conv2d(_relu) (int8
+    weights, per tensor), quantized::add (the residuals), quantized::linear and dequantize."""
+    from torchvision.models import quantization as qm
+
+    engine = torch.backends.quantized.engine
+    torch.backends.quantized.engine = "qnnpack"
+    model = qm.mobilenet_v2(weights=None, quantize=False, width_mult=0.5, num_classes=100).eval()
+    randomize_norms(model, torch.Generator().manual_seed(2))
+    model.fuse_model()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("qnnpack")
+    torch.ao.quantization.prepare(model, inplace=True)
+    g = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.rand(2, 3, 64, 64, generator=g))
+    torch.ao.quantization.convert(model, inplace=True)
+    torch.backends.quantized.engine = engine
+    return model
+
+
 class Segmentation(torch.nn.Module):
     """The torchvision segmentation models in miniature: a backbone whose intermediate features
     are gathered in a dict under names (IntermediateLayerGetter), a head that upsamples its
@@ -296,7 +319,7 @@ class FallbackMix(torch.nn.Module):
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
 SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags",
-                  "attention", "segmentation", "shifted_windows", "dynamic_quant")
+                  "attention", "segmentation", "shifted_windows", "dynamic_quant", "static_quant")
 
 # Of those, traced as well: a traced segmentation model reads the upsampling size through
 # prim::NumToTensor and int(), as torchvision's traced segmentation models do.
@@ -338,6 +361,8 @@ def build(name, small):
         return ShiftedWindows()
     if name == "dynamic_quant":
         return dynamic_quant()
+    if name == "static_quant":
+        return static_quant()
     raise SystemExit("unknown model " + name)
 
 
@@ -371,7 +396,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,xnnpack,hostile_view,fallback_mix"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()

@@ -13,9 +13,15 @@ namespace tvk::testing_support {
 inline std::string models_dir() { return env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
 
 // max |got - expected| / max |expected|.
-// The tolerance, max |a - b| / max |expected|: 1e-4, and 1e-2 for dynamic-quantized
-// models, which tvk runs on dequantized weights where torch also quantizes each input.
-inline double tolerance_for(const std::string& model) { return model == "dynamic_quant" ? 1e-2 : 1e-4; }
+// The tolerance, max |a - b| / max |expected|: 1e-4, and for quantized models, which
+// tvk runs on dequantized weights: 1e-2 for dynamic quantization (torch also quantizes each
+// input), 2e-2 for static quantization (tvk sums int8 products in float32 where torch sums
+// them in int32, so an output near a rounding boundary of its grid may land a step away; one
+// step of static_quant's output grid is 7e-3 of its largest output, and tvk lands one step away).
+inline double tolerance_for(const std::string& model) {
+  if (model == "static_quant") return 2e-2;
+  return model == "dynamic_quant" ? 1e-2 : 1e-4;
+}
 
 inline double relative_diff(const Tensor& got, const Tensor& expected) {
   return max_abs_diff(got, expected) / max_abs(expected);

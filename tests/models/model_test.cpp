@@ -98,6 +98,7 @@ std::vector<ModelCase> all_cases() {
     cases.push_back({"torch113", "segmentation", "trace", d});    // issue 10: prim::NumToTensor sizes
     cases.push_back({"torch113", "shifted_windows", "script", d}); // issue 10: swin_t's writes into slices
     cases.push_back({"torch113", "dynamic_quant", "script", d});   // issue 11: quantize_dynamic's linears
+    cases.push_back({"torch113", "static_quant", "script", d});    // issue 11: a statically quantized CNN
     cases.push_back({"torch113", "xnnpack", "script", d});        // issue 11: CPU-prepacked contexts
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});

@@ -164,6 +164,8 @@ INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch,
                                            OptimizeCase{"shifted_windows", "script"},
                                            // quantize_dynamic: linears on dequantized weights (issue 11)
                                            OptimizeCase{"dynamic_quant", "script"},
+                                           // static quantization: quantized convs, adds, linear
+                                           OptimizeCase{"static_quant", "script"},
                                            // XNNPACK contexts become Vulkan ones (issue 11)
                                            OptimizeCase{"xnnpack", "script"}),
                          optimize_case_name);

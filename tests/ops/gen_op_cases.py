@@ -658,6 +658,21 @@ def generate(torch, c):
     c.add("prim::NumToTensor.Scalar", 7, ref=lambda v: torch.tensor(v))
     c.add("prim::NumToTensor.Scalar", 2.5, ref=lambda v: torch.tensor(v))
 
+    # ---- static quantization: tvk keeps quantized tensors as float32 values of their grid ----
+    fq = "aten::fake_quantize_per_tensor_affine"
+    for s, scale, zp, lo, hi in [((2, 3, 5, 7), 0.1, 0, 0, 255), ((64,), 0.037, 12, 0, 255), ((3, 40), 0.02, 0, -128, 127),
+                                 ((4, 9), 0.5, 3, -5, 20)]:
+        c.add(fq, r(s) * 4, scale, zp, lo, hi)
+    c.add(fq, torch.arange(-8, 8, dtype=torch.float32) * 0.25, 0.5, 0, -128, 127)  # ties round to even
+    c.error(fq, r(2, 3), 0.1, 0, 10, 5)
+    c.error(fq, r(2, 3), 0.1, 300, 0, 255)
+    qdtypes = {12: torch.qint8, 13: torch.quint8, 14: torch.qint32}
+    quant = lambda x, s, z, d: torch.quantize_per_tensor(x, s, z, qdtypes[d]).dequantize()
+    for s, scale, zp, dtype in [((2, 3, 8, 8), 0.05, 128, 13), ((5, 7), 0.01, 0, 12), ((30,), 0.001, 0, 14)]:
+        c.add("aten::quantize_per_tensor", r(s) * 3, scale, zp, dtype, ref=quant)
+    on_grid = quant(r(3, 4, 5), 0.02, 100, 13)
+    c.add("aten::dequantize.self", on_grid, ref=lambda x: torch.quantize_per_tensor(x, 0.02, 100, torch.quint8).dequantize())
+
     # ---- attention (nn.MultiheadAttention's fast path; a composite of linear, matmul, softmax) ----
     mha = lambda *a: tuple(torch.ops.aten._native_multi_head_attention(*a))
     for b, l, e, h, avg in [(2, 5, 8, 2, True), (1, 7, 12, 3, False), (3, 4, 16, 4, True), (2, 20, 32, 4, True)]:

@@ -80,7 +80,7 @@ std::string OptimizationReport::summary() const {
   out << "ops before: " << histogram_string(ops_before) << "\n";
   out << "ops after:  " << histogram_string(ops_after) << "\n";
   out << "batch norms folded into convolutions: " << batch_norms_folded << "\n";
-  if (xnnpack_contexts_unpacked) out << "XNNPACK contexts unpacked: " << xnnpack_contexts_unpacked << "\n";
+  if (xnnpack_contexts_unpacked) out << "XNNPACK contexts and quantized layers unpacked: " << xnnpack_contexts_unpacked << "\n";
   out << "convolutions packed: " << convolutions_packed << "\n";
   out << "linear layers packed: " << linears_packed << "\n";
   out << "activations fused into convolutions: " << activations_fused << "\n";

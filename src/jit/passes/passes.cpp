@@ -192,6 +192,35 @@ int unpack_xnnpack_contexts(Graph& g) {
       ++unpacked;
       continue;
     }
+    // A statically quantized conv or linear on constant (dequantized) weights: the float op
+    // (which the Vulkan passes pack, relu fused), then rounding onto its output's grid.
+    const bool qconv = n->is_op("quantized::conv2d.new") || n->is_op("quantized::conv2d_relu.new");
+    const bool qlinear = n->is_op("quantized::linear") || n->is_op("quantized::linear_relu");
+    if ((qconv || qlinear) && n->args.size() == 4) {
+      std::unique_ptr<Node> plain;
+      if (qconv) {
+        const ops::QuantizedConvParams* c = ops::quantized_conv_params(n->args[1].constant);
+        if (!c) continue;
+        plain = make_op_node(g, "aten::conv2d",
+                             {n->args[0], Arg::of(IValue(c->weight)), Arg::of(c->bias.defined() ? IValue(c->bias) : IValue()),
+                              Arg::of(IValue(c->stride)), Arg::of(IValue(c->padding)), Arg::of(IValue(c->dilation)),
+                              Arg::of(IValue(c->groups))},
+                             ValueType::Tensor);
+      } else {
+        const ops::QuantizedLinearParams* c = ops::quantized_linear_params(n->args[1].constant);
+        if (!c) continue;
+        plain = make_op_node(g, "aten::linear",
+                             {n->args[0], Arg::of(IValue(c->weight)), Arg::of(c->bias.defined() ? IValue(c->bias) : IValue())},
+                             ValueType::Tensor);
+      }
+      Node* made = g.insert_before(std::move(plain), n);
+      if (n->is_op("quantized::conv2d_relu.new") || n->is_op("quantized::linear_relu"))
+        made = g.insert_before(make_op_node(g, "aten::relu", {Arg::of(made->outputs[0])}, ValueType::Tensor), n);
+      n->op = &op("aten::fake_quantize_per_tensor_affine");
+      n->args = {Arg::of(made->outputs[0]), n->args[2], n->args[3], Arg::of(IValue(int64_t{0})), Arg::of(IValue(int64_t{255}))};
+      ++unpacked;
+      continue;
+    }
     if (n->args.size() != 2) continue;
     std::unique_ptr<Node> plain;
     std::optional<double> lo, hi;

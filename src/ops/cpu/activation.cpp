@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ops/cpu/cpu_loops.h"
+#include "ops/quantized.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 
@@ -30,6 +31,17 @@ Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar
   return map_float(self, [lo, hi](float x) { return clampf(x, lo, hi); });
 }
 Tensor clamp_min(const Tensor& self, Scalar min) { return clamp(self, min, std::nullopt); }
+// x onto the grid of an affine quantizer and back, as PyTorch computes it in float:
+// (clamp(nearbyint(x / scale) + zero_point, quant_min, quant_max) - zero_point) * scale.
+Tensor fake_quantize_per_tensor_affine(const Tensor& self, double scale, int64_t zero_point, int64_t quant_min,
+                                       int64_t quant_max) {
+  const char* op = "aten::fake_quantize_per_tensor_affine";
+  check_float(op, self);
+  check_quantizer(op, scale, zero_point, quant_min, quant_max);
+  const float s = static_cast<float>(scale), inv = 1.0f / s;
+  const float zp = static_cast<float>(zero_point), lo = static_cast<float>(quant_min), hi = static_cast<float>(quant_max);
+  return map_float(self, [=](float x) { return (clampf(std::nearbyint(x * inv) + zp, lo, hi) - zp) * s; });
+}
 Tensor clamp_min_(const Tensor& self, Scalar min);
 
 // x ** exponent as PyTorch computes it for floats: std::pow (a negative base with a
@@ -117,6 +129,9 @@ Tensor gelu(const Tensor& self, std::string approximate) {
 }  // namespace
 
 TVK_REGISTER_OP("aten::relu(Tensor self) -> Tensor", relu);
+TVK_REGISTER_OP("aten::fake_quantize_per_tensor_affine(Tensor self, float scale, int zero_point, int quant_min, "
+                "int quant_max) -> Tensor",
+                fake_quantize_per_tensor_affine);
 TVK_REGISTER_OP("aten::relu_(Tensor(a!) self) -> Tensor(a!)", relu_);
 TVK_REGISTER_OP("aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", clamp);
 TVK_REGISTER_OP("aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", clamp_);

@@ -10,11 +10,12 @@ layout(push_constant) uniform Params {
   uint numel;
   float p0;  // clamp/hardtanh min, scalar operand, exponent
   float p1;  // clamp/hardtanh max, alpha
+  float p2, p3, p4;  // FAKE_QUANT: p0 1 / scale, p1 scale, p2 zero point, p3 and p4 the quantized range
 };
 
 const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH = 5, HARDSWISH = 6,
           HARDSIGMOID = 7, SILU = 8, GELU = 9, RELU6 = 10, NEG = 11, EXP = 12, SQRT = 13, RSQRT = 14,
-          GELU_TANH = 15, POW = 16;
+          GELU_TANH = 15, POW = 16, FAKE_QUANT = 17;
 
 // Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
 float erf_approx(float z) {
@@ -54,6 +55,11 @@ void main() {
     bool integral = floor(p0) == p0;
     if (v < 0.0 && p0 != 2.0 && p0 != 0.0) r = integral ? (mod(p0, 2.0) == 1.0 ? -a : a) : uintBitsToFloat(0x7fc00000u);
     else r = a;
+  }
+  else if (OP == FAKE_QUANT) {
+    // As PyTorch's fake_quantize_per_tensor_affine: round half to even (nearbyint) in float.
+    const float q = clamp(roundEven(v * p0) + p2, p3, p4);
+    r = (q - p2) * p1;
   }
   else r = inversesqrt(v);
   y[i] = r;

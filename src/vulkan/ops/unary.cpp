@@ -4,6 +4,7 @@
 // forms bind the same buffer as input and output.
 #include <limits>
 
+#include "ops/quantized.h"
 #include "ops/registry.h"
 #include "vulkan/ops/shader_dispatch.h"
 
@@ -14,26 +15,36 @@ namespace {
 enum UnaryOp : uint32_t {
   kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
   kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kNeg = 11, kExp = 12, kSqrt = 13, kRsqrt = 14,
-  kGeluTanh = 15, kPow = 16,
+  kGeluTanh = 15, kPow = 16, kFakeQuant = 17,
 };
 
 struct UnaryParams {
   uint32_t numel;
   float p0;
   float p1;
+  float p2, p3, p4;
 };
 
-Tensor unary(const char* op, UnaryOp code, const Tensor& self, bool in_place, float p0 = 0, float p1 = 0) {
+Tensor unary(const char* op, UnaryOp code, const Tensor& self, bool in_place, float p0 = 0, float p1 = 0,
+             float p2 = 0, float p3 = 0, float p4 = 0) {
   check_vulkan_float(op, self);
   Tensor out = in_place ? self : empty_vulkan(self.sizes());
   launch(ShaderLaunch{"unary", elementwise_global(self.numel()), {64, 1, 1}, {code}}, {out, self},
-         UnaryParams{static_cast<uint32_t>(self.numel()), p0, p1});
+         UnaryParams{static_cast<uint32_t>(self.numel()), p0, p1, p2, p3, p4});
   return out;
 }
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 Tensor relu(const Tensor& self) { return unary("aten::relu", kRelu, self, false); }
+Tensor fake_quantize_per_tensor_affine(const Tensor& self, double scale, int64_t zero_point, int64_t quant_min,
+                                       int64_t quant_max) {
+  const char* op = "aten::fake_quantize_per_tensor_affine";
+  ops::check_quantizer(op, scale, zero_point, quant_min, quant_max);
+  const float s = static_cast<float>(scale);
+  return unary(op, kFakeQuant, self, false, 1.0f / s, s, static_cast<float>(zero_point),
+               static_cast<float>(quant_min), static_cast<float>(quant_max));
+}
 Tensor relu_(const Tensor& self) { return unary("aten::relu_", kRelu, self, true); }
 Tensor clamp(const Tensor& self, std::optional<ops::Scalar> min, std::optional<ops::Scalar> max) {
   TVK_CHECK(min || max, "aten::clamp: at least one of 'min' or 'max' must not be None");
@@ -110,6 +121,7 @@ Tensor gelu(const Tensor& self, std::string approximate) {
 }  // namespace
 
 TVK_REGISTER_VULKAN_KERNEL("aten::relu", relu);
+TVK_REGISTER_VULKAN_KERNEL("aten::fake_quantize_per_tensor_affine", fake_quantize_per_tensor_affine);
 TVK_REGISTER_VULKAN_KERNEL("aten::relu_", relu_);
 TVK_REGISTER_VULKAN_KERNEL("aten::clamp", clamp);
 TVK_REGISTER_VULKAN_KERNEL("aten::hardtanh", hardtanh);
