@@ -125,6 +125,30 @@ TEST(Cli, CheckListsOpsWithCountsAndPassesWhenAllRunOnVulkan) {
   EXPECT_NE(r.out.find("every op runs on Vulkan"), std::string::npos) << r.out;
 }
 
+// Issue 11: check names what the file is (format version, lite bytecode) and its prepacked or
+// quantized parts, read from the module graph and the frozen constants.
+TEST(Cli, CheckNamesTheArchiveAndItsPrepackedOrQuantizedParts) {
+  Result r = run_cli("check " + fixture("mobilenet_v2_script.pt"));
+  EXPECT_NE(r.out.find("archive format version "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lite-interpreter bytecode (.ptl): no"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("packed parts"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("quantized modules"), std::string::npos) << r.out;
+
+  TVK_NEED_MODELS();  // the torch 1.13 models tests/models/make_models.py writes
+  r = run_cli("check " + testing_support::models_dir() + "/static_quant_script.pt --input-shape 1,3,64,64");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("packed parts: 52 x __torch__.torch.classes.quantized.Conv2dPackedParamsBase"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("packed parts: 1 x __torch__.torch.classes.quantized.LinearPackedParamsBase"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("quantized modules: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("quantized::conv2d_relu.new"), std::string::npos) << r.out;
+
+  r = run_cli("check " + testing_support::models_dir() + "/xnnpack_lite.ptl --input-shape 1,3,16,16");
+  EXPECT_NE(r.out.find("lite-interpreter bytecode (.ptl): yes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x __torch__.torch.classes.xnnpack.Conv2dOpContext"), std::string::npos) << r.out;
+}
+
 TEST(Cli, BadFilesFailWithOneLineNamingTheProblem) {
   const std::string model = fixture("control_flow_script.pt");
   const std::string input = " --input " + fixture("control_flow_input.npy");

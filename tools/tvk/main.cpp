@@ -151,10 +151,24 @@ tvk::IntList parse_shape(const std::string& text) {
 // Runs the model once on the CPU (with --input files, or a random input of --input-shape,
 // default [1, 3, 224, 224]) recording
 // every op it calls, and reports which backends support each.
+// What the file is before what it calls: format version, lite bytecode, extra files, and the
+// prepacked or quantized parts of its module graph.
+void print_archive_summary(const std::string& path, const tvk::jit::ModuleState& module) {
+  const tvk::jit::ArchiveSummary s = tvk::jit::summarize_archive(tvk::jit::ZipReader::open(path), module);
+  std::printf("archive format version %lld (written by PyTorch, which records no producer version in it); "
+              "TorchScript code: %s; lite-interpreter bytecode (.ptl): %s\n",
+              static_cast<long long>(s.format_version), yes_no(s.has_code), yes_no(s.lite));
+  for (const std::string& extra : s.extra_files) std::printf("extra file: %s\n", extra.c_str());
+  for (const auto& [cls, n] : s.custom_classes) std::printf("packed parts: %lld x %s\n", static_cast<long long>(n), cls.c_str());
+  if (s.quantized_modules)
+    std::printf("quantized modules: %lld (int8 weights dequantized at load)\n", static_cast<long long>(s.quantized_modules));
+}
+
 int cmd_check(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--input-shape", "--method"}, {"--cpu-fallback"});
   apply_cpu_fallback(args);
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
+  print_archive_summary(args.model(), *module.state());
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   if (inputs.empty()) inputs.emplace_back(tvk::rand(parse_shape(args.get("--input-shape", "1,3,224,224")), 0));

@@ -1,6 +1,7 @@
 #include "jit/serialization/import.h"
 
 #include <map>
+#include <set>
 
 #include "core/storage.h"
 #include "jit/frontend/parser.h"
@@ -14,6 +15,20 @@
 namespace tvk::jit {
 
 namespace {
+
+void count_parts(const IValue& v, ArchiveSummary& out, std::set<const void*>& seen) {
+  if (v.isObject()) {
+    const Object& o = *v.toObject();
+    if (!seen.insert(&o).second) return;
+    if (o.payload) ++out.custom_classes[o.type_name];
+    if (o.type_name.find(".quantized.") != std::string::npos && !o.payload) ++out.quantized_modules;
+    for (const auto& [name, attr] : o.attributes) count_parts(attr, out, seen);
+  } else if (v.isList() || v.isTuple()) {
+    for (const IValue& e : v.toList()) count_parts(e, out, seen);
+  } else if (v.isDict()) {
+    for (const auto& [k, e] : v.toDict()->items) count_parts(e, out, seen);
+  }
+}
 
 int64_t read_version(const ZipReader& zip) {
   const std::string record = zip.has(".data/version") ? ".data/version" : "version";
@@ -67,6 +82,25 @@ void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen)
 }
 
 }  // namespace
+
+ArchiveSummary summarize_archive(const ZipReader& zip, const ModuleState& module) {
+  ArchiveSummary out;
+  out.format_version = read_version(zip);
+  const std::string& prefix = zip.prefix();
+  for (const std::string& record : zip.records()) {
+    const std::string name = record.rfind(prefix, 0) == 0 ? record.substr(prefix.size()) : record;
+    if (name.rfind("code/", 0) == 0) out.has_code = true;
+    if (name == "bytecode.pkl") out.lite = true;
+    if (name.rfind("extra/", 0) == 0) out.extra_files.push_back(name);
+  }
+  // The module graph (data.pkl) and the code's constants (constants.pkl: a frozen file's
+  // prepacked contexts live there).
+  std::set<const void*> seen{module.root.get()};
+  for (const auto& [name, attr] : module.root->attributes) count_parts(attr, out, seen);
+  if (module.unit)
+    for (const IValue& c : module.unit->constants) count_parts(c, out, seen);
+  return out;
+}
 
 std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device) {
   return import_archive(ZipReader::open(path), path, device);

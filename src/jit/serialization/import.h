@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "jit/runtime/compilation_unit.h"
 #include "jit/runtime/interpreter.h"
@@ -35,6 +36,19 @@ std::shared_ptr<ModuleState> import_archive(const std::string& path, Device devi
 // The same from an archive already read (ZipReader::from_bytes: fuzzing, bytes from Python);
 // `path` is what errors call it.
 std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device);
+
+// What an archive is, for `tvk check`: its format version and the kinds of parts it carries.
+struct ArchiveSummary {
+  int64_t format_version = 0;
+  bool has_code = false;       // code/ (TorchScript source)
+  bool lite = false;           // bytecode.pkl (PyTorch Mobile lite interpreter)
+  std::vector<std::string> extra_files;  // extra/..., mobile_info.json among them
+  // Custom-class objects in the module graph by qualified class name (quantized packed
+  // parameters, XNNPACK and Vulkan contexts), and modules whose class name says quantized.
+  std::map<std::string, int64_t> custom_classes;
+  int64_t quantized_modules = 0;
+};
+ArchiveSummary summarize_archive(const ZipReader& zip, const ModuleState& module);
 
 // The archive format versions tvk reads (PyTorch 1.x to 2.x write 1 to 10).
 constexpr int64_t kMinFileFormatVersion = 1;
