@@ -565,6 +565,11 @@ def generate(torch, c):
         c.add("aten::argmax", x, d, False)
         c.add("aten::argmax", x, d, True)
     c.add("aten::argmax", r(3, 4), None, False)
+    nan = float("nan")
+    c.add("aten::argmax", torch.tensor([[1., 3., 3., 2.], [nan, 1., nan, 0.], [-1., -1., -1., -1.]]), 1, False)
+    c.add("aten::argmax", r(2, 5000), 1, False)  # more values than a work group has invocations
+    c.add("aten::argmax", r(2, 3, 4), None, True)
+    c.add("aten::argmax", torch.tensor(2.5), None, False)
     c.add("aten::cumsum", torch.tensor([[1, 2, 3], [4, 5, 6]]), 1, None)
     c.add("aten::argsort", torch.tensor([5, -2, 9, 0]), 0, False)
     c.error("aten::topk", r(3), 4, -1, True, True, ref=lambda t, k, d, l, so: tuple(torch.topk(t, k, d, l, so)))
@@ -600,6 +605,8 @@ def generate(torch, c):
     c.add("aten::gather", r(2, 3, 4), 2, torch.tensor([[[3], [0], [1]], [[2], [2], [0]]]), False)
     c.error("aten::gather", r(3, 4), 1, torch.tensor([[4]]), False)
     c.add("aten::where.self", r(2, 3) > 0, r(2, 3), r(3))
+    c.add("aten::where.self", r(1, 5, 1) > 0, r(3, 1, 4), r(5, 4))  # all three broadcast
+    c.add("aten::where.self", r(4, 7) > 0.5, torch.arange(28).reshape(4, 7), torch.zeros(4, 7, dtype=torch.int64))
     c.add("aten::where.self", torch.tensor([True, False, True]), r(2, 3), r(2, 1))
     c.add("aten::embedding", r(10, 4), torch.tensor([[1, 9], [0, 1]]), -1, False, False)
     c.add("aten::embedding", r(6, 3), torch.tensor([5, 0, 2]), -1, False, False)

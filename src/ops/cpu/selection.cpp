@@ -2,8 +2,9 @@
 // convolutions (argmax, topk, sort, argsort, cumsum, index, index_select, gather, where,
 // embedding, nonzero, comparisons, masked_fill, torchvision::nms). Most have CPU kernels only:
 // data-dependent shapes and sorting fit a GPU poorly, and on Vulkan tensors they run through the
-// opt-in CPU fallback. index, comparisons with a scalar and masked_fill (swin_t's and maxvit_t's
-// attention) have Vulkan kernels too (vulkan/ops/indexing.cpp).
+// opt-in CPU fallback. index, index_select, embedding (gathers of rows), where, comparisons
+// with a scalar and masked_fill (swin_t's and maxvit_t's attention) have Vulkan kernels too
+// (vulkan/ops/indexing.cpp), and so has argmax (vulkan/ops/reduction.cpp).
 #include <algorithm>
 #include <cmath>
 #include <numeric>

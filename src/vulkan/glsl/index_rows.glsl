@@ -1,4 +1,4 @@
-// aten::index: y[o][i][j] = x[o][rows[i]][j] over [outer, count, inner], x read as
+// aten::index, index_select, embedding: y[o][i][j] = x[o][rows[i]][j] over [outer, count, inner], x read as
 // [outer, size, inner], in 32-bit words (bits copied as they are: an int64 element is 2 words). rows is an int64 tensor read as 32-bit word pairs (little-endian); the
 // host checked every row against size, and min() keeps a stray one inside x all the same.
 #version 450

@@ -1,7 +1,7 @@
-// Vulkan indexing and masks. aten::index (x[idx], x[:, rows, cols]): the index tensors are read
-// on the host, which checks them and folds them into one row per output row
-// (ops/index_plan.h), and index_rows.glsl gathers those rows. Reading the indices back waits for the GPU, so a graph
-// that indexes by computed tensors runs op by op; models index by constants (relative-position
+// Vulkan indexing and masks. aten::index (x[idx], x[:, rows, cols]), index_select and embedding:
+// the index tensors are read on the host, which checks them and folds them into one row per
+// output row (ops/index_plan.h), and index_rows.glsl gathers those rows. Reading the indices
+// back waits for the GPU, so a graph that indexes by computed tensors runs op by op; models index by constants (relative-position
 // tables), which optimize_for_mobile folds while freezing. Comparisons with a scalar give bool
 // tensors (one byte per element, as on the CPU), which masked_fill reads (swin_t's attention mask).
 #include <cstring>
@@ -17,6 +17,41 @@ struct IndexRowsParams {
   uint32_t numel, count, size, inner;
 };
 
+// Rows `rows` (checked against `size`) of self seen as [outer, size, inner], gathered by
+// index_rows.glsl into a new [outer, rows, inner] tensor of `out_sizes`.
+Tensor gather_rows(const char* op, const Tensor& self, const IntList& out_sizes, int64_t size, int64_t inner,
+                   const std::vector<int64_t>& rows) {
+  Tensor out = empty(out_sizes, self.dtype(), tvk::Device::Vulkan);
+  const int64_t words = self.dtype() == DType::Int64 ? 2 : 1;  // 32-bit words per element
+  const int64_t count = static_cast<int64_t>(rows.size());
+  if (out.numel() == 0) return out;
+  Tensor table = empty({count}, DType::Int64);
+  std::copy(rows.begin(), rows.end(), table.data<int64_t>());
+  const IndexRowsParams params{static_cast<uint32_t>(to_i32(op, out.numel() * words)), static_cast<uint32_t>(to_i32(op, count)),
+                               static_cast<uint32_t>(to_i32(op, size)), static_cast<uint32_t>(to_i32(op, inner * words))};
+  launch(ShaderLaunch{"index_rows", elementwise_global(out.numel() * words), {64, 1, 1}, {}}, {out, self, table.vulkan()},
+         params);
+  return out;
+}
+
+void check_gather_source(const char* op, const Tensor& self, const char* arg) {
+  ops::check_defined(op, self, arg);
+  TVK_CHECK(self.device() == tvk::Device::Vulkan && (self.dtype() == DType::Float32 || self.dtype() == DType::Int64), op,
+            ": argument '", arg, "' must be a float32 or int64 Vulkan tensor, got ", to_string(self.dtype()));
+}
+
+// The indices of an index tensor (CPU or Vulkan, int64; read on the host, which waits for the
+// GPU when they are on it), each checked to lie in [0, size) as PyTorch requires.
+std::vector<int64_t> host_indices(const char* op, const Tensor& index, const char* arg, int64_t size, int64_t dim) {
+  ops::check_defined(op, index, arg);
+  TVK_CHECK(index.dtype() == DType::Int64, op, ": argument '", arg, "' must be int64, got ", to_string(index.dtype()));
+  const Tensor flat = index.cpu().contiguous();
+  std::vector<int64_t> out(flat.data<int64_t>(), flat.data<int64_t>() + flat.numel());
+  for (int64_t i : out)
+    TVK_CHECK(i >= 0 && i < size, op, ": index ", i, " is out of bounds for dimension ", dim, " with size ", size);
+  return out;
+}
+
 Tensor index(const Tensor& self, const IValue& indices) {
   const char* op = "aten::index";
   ops::check_defined(op, self);
@@ -26,16 +61,33 @@ Tensor index(const Tensor& self, const IValue& indices) {
   for (Tensor& t : host)
     if (t.defined()) t = t.cpu();
   const ops::IndexPlan p = ops::index_plan(op, self, host);
-  Tensor out = empty(p.out_sizes, self.dtype(), tvk::Device::Vulkan);
-  const int64_t words = self.dtype() == DType::Int64 ? 2 : 1;  // 32-bit words per element
-  const int64_t count = static_cast<int64_t>(p.rows.size());
-  if (out.numel() == 0) return out;
-  Tensor rows = empty({count}, DType::Int64);
-  std::copy(p.rows.begin(), p.rows.end(), rows.data<int64_t>());
-  const IndexRowsParams params{static_cast<uint32_t>(to_i32(op, out.numel() * words)), static_cast<uint32_t>(to_i32(op, count)),
-                               static_cast<uint32_t>(to_i32(op, p.size)), static_cast<uint32_t>(to_i32(op, p.inner * words))};
-  launch(ShaderLaunch{"index_rows", elementwise_global(out.numel() * words), {64, 1, 1}, {}}, {out, self, rows.vulkan()}, params);
-  return out;
+  return gather_rows(op, self, p.out_sizes, p.size, p.inner, p.rows);
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const char* op = "aten::index_select";
+  check_gather_source(op, self, "self");
+  TVK_CHECK(index.defined() && index.dim() <= 1, op, ": index must be 0-D or 1-D, got ",
+            index.defined() ? index.shape_string() : "None");
+  const int64_t d = self.dim() == 0 ? 0 : ops::wrap_dim(op, dim, self.dim());
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  const std::vector<int64_t> rows = host_indices(op, index, "index", size, d);
+  IntList out_sizes = self.sizes();
+  if (self.dim() > 0) out_sizes[d] = static_cast<int64_t>(rows.size());
+  return gather_rows(op, self, out_sizes, size, inner, rows);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+                 bool /*sparse*/) {
+  const char* op = "aten::embedding";
+  check_gather_source(op, weight, "weight");
+  TVK_CHECK(weight.dim() == 2, op, ": weight must be 2-D, got ", weight.shape_string());
+  const std::vector<int64_t> rows = host_indices(op, indices, "indices", weight.sizes()[0], 0);
+  IntList out_sizes = indices.sizes();
+  out_sizes.push_back(weight.sizes()[1]);
+  return gather_rows(op, weight, out_sizes, weight.sizes()[0], weight.sizes()[1], rows);
 }
 
 // Must match the OP constants of compare_scalar.glsl.
@@ -105,9 +157,45 @@ Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, double value) 
   return out;
 }
 
+struct WhereParams {
+  uint32_t numel;
+  uint32_t sizes[kMaxRank];
+  uint32_t cond_strides[kMaxRank];
+  uint32_t a_strides[kMaxRank];
+  uint32_t b_strides[kMaxRank];
+};
+
+Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const char* op = "aten::where";
+  ops::check_defined(op, condition, "condition");
+  ops::check_defined(op, self);
+  ops::check_defined(op, other, "other");
+  TVK_CHECK(condition.dtype() == DType::Bool, op, ": condition must be bool, got ", to_string(condition.dtype()));
+  TVK_CHECK(self.dtype() == other.dtype(), op, ": self (", to_string(self.dtype()), ") and other (",
+            to_string(other.dtype()), ") must have one dtype");
+  TVK_CHECK(self.dtype() == DType::Float32 || self.dtype() == DType::Int64, op,
+            ": self and other must be float32 or int64 Vulkan tensors, got ", to_string(self.dtype()));
+  const IntList sizes =
+      ops::broadcast_shapes(op, ops::broadcast_shapes(op, condition.sizes(), self.sizes()), other.sizes());
+  TVK_CHECK(sizes.size() <= kMaxRank, op, ": tensors of rank ", sizes.size(), " exceed the Vulkan limit of ", kMaxRank);
+  Tensor out = empty(sizes, self.dtype(), tvk::Device::Vulkan);
+  WhereParams p{};
+  p.numel = static_cast<uint32_t>(to_i32(op, out.numel()));
+  right_aligned(p.sizes, sizes, 1);
+  right_aligned(p.cond_strides, ops::broadcast_strides(condition, sizes), 0);
+  right_aligned(p.a_strides, ops::broadcast_strides(self, sizes), 0);
+  right_aligned(p.b_strides, ops::broadcast_strides(other, sizes), 0);
+  const uint32_t int64 = self.dtype() == DType::Int64 ? 1 : 0;
+  launch(ShaderLaunch{"where", elementwise_global(out.numel()), {64, 1, 1}, {int64}}, {out, condition, self, other}, p);
+  return out;
+}
+
 }  // namespace
 
+TVK_REGISTER_VULKAN_KERNEL("aten::where.self", where_self);
 TVK_REGISTER_VULKAN_KERNEL("aten::index.Tensor", index);
+TVK_REGISTER_VULKAN_KERNEL("aten::index_select", index_select);
+TVK_REGISTER_VULKAN_KERNEL("aten::embedding", embedding);
 TVK_REGISTER_VULKAN_KERNEL("aten::eq.Scalar", eq_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::ne.Scalar", ne_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::gt.Scalar", gt_scalar);

@@ -1,5 +1,6 @@
-// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl): mean over dims (reduced dims are
-// permuted to the end first when they are not already there), softmax and log_softmax.
+// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl): mean over dims
+// (reduced dims are permuted to the end first when they are not already there), softmax,
+// log_softmax and argmax.
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
@@ -60,6 +61,42 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
   launch(l, {out, self}, params);
   return out;
 }
+
+// argmax.glsl: a work group of 64 per (outer, inner) pair; each invocation scans at most
+// 65535 values (lavapipe's loop cap), so a dim holds at most 64 x 65535.
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const char* op = "aten::argmax";
+  check_vulkan_float(op, self);
+  TVK_CHECK(self.numel() > 0, op, ": cannot take the argmax of an empty tensor");
+  int64_t size = self.numel(), inner = 1;
+  IntList out_sizes;
+  if (dim) {
+    out_sizes = self.sizes();
+    if (self.dim() == 0) {
+      size = 1;
+    } else {
+      const int64_t d = ops::wrap_dim(op, *dim, self.dim());
+      size = self.sizes()[d];
+      for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+      if (keepdim) out_sizes[d] = 1;
+      else out_sizes.erase(out_sizes.begin() + d);
+    }
+  } else if (keepdim) {
+    out_sizes.assign(static_cast<size_t>(self.dim()), 1);
+  }
+  constexpr int64_t kGroup = 64, kMaxPerInvocation = 65535;
+  TVK_CHECK(size <= kGroup * kMaxPerInvocation, op, ": a dim of ", size, " values exceeds the Vulkan kernel's ",
+            kGroup * kMaxPerInvocation);
+  const int64_t pairs = self.numel() / size;
+  Tensor out = empty(out_sizes, DType::Int64, tvk::Device::Vulkan);
+  struct {
+    uint32_t pairs, size, inner;
+  } params{static_cast<uint32_t>(to_i32(op, pairs)), static_cast<uint32_t>(to_i32(op, size)),
+           static_cast<uint32_t>(to_i32(op, inner))};
+  launch(row_groups_launch("argmax", pairs, kGroup), {out, self}, params);
+  return out;
+}
+
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
   return softmax_impl("aten::softmax", self, dim, dtype, false);
 }
@@ -73,5 +110,6 @@ TVK_REGISTER_VULKAN_KERNEL("aten::mean.dim", mean_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::mean", mean_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::softmax.int", softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::log_softmax.int", log_softmax);
+TVK_REGISTER_VULKAN_KERNEL("aten::argmax", argmax);
 
 }  // namespace tvk::vulkan
