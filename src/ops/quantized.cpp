@@ -20,7 +20,6 @@
 #include <string>
 #include <utility>
 
-
 #include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -138,16 +137,12 @@ IValue conv_get_state(const Object& self) {
                         IValue::list(List{IValue(c->weight), c->bias.defined() ? IValue(c->bias) : IValue()})});
 }
 
-IntList two(const char* op, const char* what, const IntList& v) {
-  TVK_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must have 1 or 2 values, got ", shape_string(v));
-  return v.size() == 1 ? IntList{v[0], v[0]} : v;
-}
-
 IValue conv2d_prepack(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding, IntList dilation,
                       int64_t groups) {
   const char* op = "quantized::conv2d_prepack";
   check_defined(op, weight);
-  const IntList st = two(op, "stride", stride), pad = two(op, "padding", padding), dil = two(op, "dilation", dilation);
+  const auto st = expand_pair(op, "stride", stride), pad = expand_pair(op, "padding", padding),
+             dil = expand_pair(op, "dilation", dilation);
   auto obj = std::make_shared<Object>();
   obj->type_name = kQuantizedConvClass;
   conv_set_state(*obj, IValue::tuple({IValue(int64_t{3}),

@@ -34,6 +34,29 @@ int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
   return dim < 0 ? dim + r : dim;
 }
 
+DimSplit split_at_dim(const char* op, const IntList& sizes, int64_t dim) {
+  DimSplit s;
+  if (sizes.empty()) return s;
+  s.dim = wrap_dim(op, dim, static_cast<int64_t>(sizes.size()));
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
+    const int64_t n = sizes[static_cast<size_t>(i)];
+    if (i < s.dim) s.outer *= n;
+    else if (i == s.dim) s.size = n;
+    else s.inner *= n;
+  }
+  return s;
+}
+
+IntList reduced_sizes(const char* op, const IntList& sizes, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) return keepdim ? IntList(sizes.size(), 1) : IntList{};
+  IntList out = sizes;
+  if (sizes.empty()) return out;
+  const int64_t d = wrap_dim(op, *dim, static_cast<int64_t>(sizes.size()));
+  if (keepdim) out[static_cast<size_t>(d)] = 1;
+  else out.erase(out.begin() + d);
+  return out;
+}
+
 void check_defined(const char* op, const Tensor& t, const char* arg) {
   TVK_CHECK(t.defined(), op, ": argument '", arg, "' is an undefined tensor");
 }

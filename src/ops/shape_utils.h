@@ -17,6 +17,14 @@ IntList broadcast_shapes(const char* op, const IntList& a, const IntList& b);
 IntList broadcast_strides(const Tensor& t, const IntList& sizes);
 // Wraps a possibly negative dim into [0, rank); throws naming `op` when out of range.
 int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);
+// `sizes` seen as [outer, size, inner] around `dim` (wrapped); a 0-D shape is [1, 1, 1] at dim 0,
+// whatever `dim` says, as PyTorch's reductions take it.
+struct DimSplit {
+  int64_t dim = 0, outer = 1, size = 1, inner = 1;
+};
+DimSplit split_at_dim(const char* op, const IntList& sizes, int64_t dim);
+// The shape a reduction over `dim` (all dims when nullopt) leaves, with keepdim as in PyTorch.
+IntList reduced_sizes(const char* op, const IntList& sizes, std::optional<int64_t> dim, bool keepdim);
 void check_float(const char* op, const Tensor& t, const char* arg = "self");
 void check_defined(const char* op, const Tensor& t, const char* arg = "self");
 // Checks `t` has one of the ranks in [min_rank, max_rank]; `layout` names the dims, e.g. "(N, C, H, W)".

@@ -59,6 +59,22 @@ std::unique_ptr<Node> make_op_node(Graph& g, const char* name, std::vector<Arg> 
   return node;
 }
 
+// A constant tensor argument, None where the tensor is undefined (a layer without bias).
+Arg optional_tensor_arg(const Tensor& t) { return Arg::of(t.defined() ? IValue(t) : IValue()); }
+
+// aten::conv2d and aten::linear of `input` with the float weights of an unpacked layer
+// (XNNPACK contexts, quantized packed parameters).
+std::unique_ptr<Node> plain_conv2d(Graph& g, const Arg& input, const Tensor& weight, const Tensor& bias,
+                                   const IntList& stride, const IntList& padding, const IntList& dilation, int64_t groups) {
+  return make_op_node(g, "aten::conv2d",
+                      {input, Arg::of(IValue(weight)), optional_tensor_arg(bias), Arg::of(IValue(stride)),
+                       Arg::of(IValue(padding)), Arg::of(IValue(dilation)), Arg::of(IValue(groups))},
+                      ValueType::Tensor);
+}
+std::unique_ptr<Node> plain_linear(Graph& g, const Arg& input, const Tensor& weight, const Tensor& bias) {
+  return make_op_node(g, "aten::linear", {input, Arg::of(IValue(weight)), optional_tensor_arg(bias)}, ValueType::Tensor);
+}
+
 // A plain convolution node (not transposed) in conv2d argument order: x, W, B, stride, padding,
 // dilation, groups; nullptr for anything else.
 struct ConvView {
@@ -187,8 +203,9 @@ int unpack_xnnpack_contexts(Graph& g) {
     if (n->is_op("quantized::linear_dynamic") || n->is_op("quantized::linear_dynamic_fp16")) {
       const ops::QuantizedLinearParams* c = ops::quantized_linear_params(n->args[1].constant);
       if (!c) continue;
-      n->op = &op("aten::linear");
-      n->args = {n->args[0], Arg::of(IValue(c->weight)), Arg::of(c->bias.defined() ? IValue(c->bias) : IValue())};
+      std::unique_ptr<Node> plain = plain_linear(g, n->args[0], c->weight, c->bias);
+      n->op = plain->op;
+      n->args = std::move(plain->args);
       ++unpacked;
       continue;
     }
@@ -201,17 +218,11 @@ int unpack_xnnpack_contexts(Graph& g) {
       if (qconv) {
         const ops::QuantizedConvParams* c = ops::quantized_conv_params(n->args[1].constant);
         if (!c) continue;
-        plain = make_op_node(g, "aten::conv2d",
-                             {n->args[0], Arg::of(IValue(c->weight)), Arg::of(c->bias.defined() ? IValue(c->bias) : IValue()),
-                              Arg::of(IValue(c->stride)), Arg::of(IValue(c->padding)), Arg::of(IValue(c->dilation)),
-                              Arg::of(IValue(c->groups))},
-                             ValueType::Tensor);
+        plain = plain_conv2d(g, n->args[0], c->weight, c->bias, c->stride, c->padding, c->dilation, c->groups);
       } else {
         const ops::QuantizedLinearParams* c = ops::quantized_linear_params(n->args[1].constant);
         if (!c) continue;
-        plain = make_op_node(g, "aten::linear",
-                             {n->args[0], Arg::of(IValue(c->weight)), Arg::of(c->bias.defined() ? IValue(c->bias) : IValue())},
-                             ValueType::Tensor);
+        plain = plain_linear(g, n->args[0], c->weight, c->bias);
       }
       Node* made = g.insert_before(std::move(plain), n);
       if (n->is_op("quantized::conv2d_relu.new") || n->is_op("quantized::linear_relu"))
@@ -224,21 +235,16 @@ int unpack_xnnpack_contexts(Graph& g) {
     if (n->args.size() != 2) continue;
     std::unique_ptr<Node> plain;
     std::optional<double> lo, hi;
-    auto optional_tensor = [](const Tensor& t) { return Arg::of(t.defined() ? IValue(t) : IValue()); };
     if (n->is_op("prepacked::conv2d_clamp_run")) {
       const ops::XnnpackConv2dContext* c = ops::xnnpack_conv_context(n->args[1].constant);
       if (!c) continue;
-      plain = make_op_node(g, "aten::conv2d",
-                           {n->args[0], Arg::of(IValue(c->weight)), optional_tensor(c->bias), Arg::of(IValue(c->stride)),
-                            Arg::of(IValue(c->padding)), Arg::of(IValue(c->dilation)), Arg::of(IValue(c->groups))},
-                           ValueType::Tensor);
+      plain = plain_conv2d(g, n->args[0], c->weight, c->bias, c->stride, c->padding, c->dilation, c->groups);
       lo = c->output_min;
       hi = c->output_max;
     } else if (n->is_op("prepacked::linear_clamp_run")) {
       const ops::XnnpackLinearContext* c = ops::xnnpack_linear_context(n->args[1].constant);
       if (!c) continue;
-      plain = make_op_node(g, "aten::linear", {n->args[0], Arg::of(IValue(c->weight)), optional_tensor(c->bias)},
-                           ValueType::Tensor);
+      plain = plain_linear(g, n->args[0], c->weight, c->bias);
       lo = c->output_min;
       hi = c->output_max;
     } else {

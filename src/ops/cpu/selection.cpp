@@ -25,17 +25,8 @@ struct AlongDim {
 };
 
 AlongDim along_dim(const char* op, const Tensor& t, int64_t dim) {
-  AlongDim a;
-  a.data = t.contiguous();
-  if (t.dim() == 0) return a;
-  a.dim = wrap_dim(op, dim, t.dim());
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    const int64_t s = t.sizes()[i];
-    if (i < a.dim) a.outer *= s;
-    else if (i == a.dim) a.size = s;
-    else a.inner *= s;
-  }
-  return a;
+  const DimSplit s = split_at_dim(op, t.sizes(), dim);
+  return {t.contiguous(), s.dim, s.outer, s.size, s.inner};
 }
 
 // Calls f(T*) with the element type of `t` (float32, int64, bool).
@@ -119,17 +110,7 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   TVK_CHECK(self.numel() > 0, op, ": cannot take the argmax of an empty tensor");
   const Tensor flat = dim ? self : self.reshape({self.numel()});
   const AlongDim a = along_dim(op, flat, dim.value_or(0));
-  IntList out_sizes;
-  if (dim) {
-    out_sizes = self.sizes();
-    if (self.dim() > 0) {
-      if (keepdim) out_sizes[a.dim] = 1;
-      else out_sizes.erase(out_sizes.begin() + a.dim);
-    }
-  } else if (keepdim) {
-    out_sizes.assign(static_cast<size_t>(self.dim()), 1);
-  }
-  Tensor out = empty(out_sizes, DType::Int64);
+  Tensor out = empty(reduced_sizes(op, self.sizes(), dim, keepdim), DType::Int64);
   with_dtype(self, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* in = a.data.template data<T>();

@@ -1,6 +1,7 @@
 // Matrix products of many rows, shared by the eager matrix ops (linear.cpp) and the packed
 // linear context (packed_contexts.cpp): gemm_tiled.glsl (shared-memory tiles) on GPUs,
-// gemm_rows.glsl (register tiles, texel reads only) on CPU devices such as lavapipe.
+// gemm_coopmat.glsl (tensor cores) there in fp16 precision where the device has cooperative
+// matrices, gemm_rows.glsl (register tiles, texel reads only) on CPU devices such as lavapipe.
 #pragma once
 
 #include <limits>

@@ -1,8 +1,8 @@
 // Vulkan indexing and masks. aten::index (x[idx], x[:, rows, cols]), index_select and embedding:
 // the index tensors are read on the host, which checks them and folds them into one row per
 // output row (ops/index_plan.h), and index_rows.glsl gathers those rows. Reading the indices
-// back waits for the GPU, so a graph that indexes by computed tensors runs op by op; models index by constants (relative-position
-// tables), which optimize_for_mobile folds while freezing. Comparisons with a scalar give bool
+// back waits for the GPU, so a graph that indexes by computed tensors runs op by op; models
+// index by constants (relative-position tables), which optimize_for_mobile folds while freezing. Comparisons with a scalar give bool
 // tensors (one byte per element, as on the CPU), which masked_fill reads (swin_t's attention mask).
 #include <cstring>
 
@@ -69,14 +69,11 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   check_gather_source(op, self, "self");
   TVK_CHECK(index.defined() && index.dim() <= 1, op, ": index must be 0-D or 1-D, got ",
             index.defined() ? index.shape_string() : "None");
-  const int64_t d = self.dim() == 0 ? 0 : ops::wrap_dim(op, dim, self.dim());
-  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[d];
-  int64_t inner = 1;
-  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
-  const std::vector<int64_t> rows = host_indices(op, index, "index", size, d);
+  const ops::DimSplit s = ops::split_at_dim(op, self.sizes(), dim);
+  const std::vector<int64_t> rows = host_indices(op, index, "index", s.size, s.dim);
   IntList out_sizes = self.sizes();
-  if (self.dim() > 0) out_sizes[d] = static_cast<int64_t>(rows.size());
-  return gather_rows(op, self, out_sizes, size, inner, rows);
+  if (self.dim() > 0) out_sizes[static_cast<size_t>(s.dim)] = static_cast<int64_t>(rows.size());
+  return gather_rows(op, self, out_sizes, s.size, s.inner, rows);
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,

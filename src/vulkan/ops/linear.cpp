@@ -1,5 +1,6 @@
 // Vulkan matrix products: mm, bmm, addmm, linear, matmul. Products of many rows run tiled
-// (gemm_tiled.glsl), the rest one output per invocation (matmul.glsl). Operands are read
+// (gemm_tiled.glsl; gemm_coopmat.glsl on tensor cores in fp16 precision), the rest one output
+// per invocation (matmul.glsl). Operands are read
 // through strides, so linear's transposed weight and broadcast biases need no copies.
 #include <cstdlib>
 #include <string>
@@ -52,16 +53,14 @@ bool b_quads(const GemmOperand& b, int64_t cols) {
 bool b_k_quads_fit(const GemmOperand& b, int64_t inner) {
   return b.row_stride == 1 && inner % 4 == 0 && b.col_stride % 4 == 0 && b.batch_stride % 4 == 0;
 }
-}  // namespace
 
-namespace {
 // The tile for a product: 64 x 64 in four 32 x 32 parts, which beat the other shapes below for
 // vit_b_16 at batch 1 and 32 on the H200 (docs/benchmarks.md); TVK_COOPMAT_TILE=BMxBNxWMxWN
 // picks another, to compare.
 CoopmatTile coopmat_tile() {
   static const CoopmatTile shapes[] = {{64, 64, 32, 32},  {128, 128, 64, 32}, {32, 64, 32, 32},
                                        {64, 128, 32, 64}, {128, 128, 64, 64}, {128, 64, 64, 32}};
-  static const char* forced = std::getenv("TVK_COOPMAT_TILE");
+  const char* forced = std::getenv("TVK_COOPMAT_TILE");
   if (forced)
     for (const CoopmatTile& t : shapes)
       if (std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.wm) + "x" + std::to_string(t.wn) == forced)

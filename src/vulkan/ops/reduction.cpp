@@ -68,22 +68,10 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   const char* op = "aten::argmax";
   check_vulkan_float(op, self);
   TVK_CHECK(self.numel() > 0, op, ": cannot take the argmax of an empty tensor");
-  int64_t size = self.numel(), inner = 1;
-  IntList out_sizes;
-  if (dim) {
-    out_sizes = self.sizes();
-    if (self.dim() == 0) {
-      size = 1;
-    } else {
-      const int64_t d = ops::wrap_dim(op, *dim, self.dim());
-      size = self.sizes()[d];
-      for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
-      if (keepdim) out_sizes[d] = 1;
-      else out_sizes.erase(out_sizes.begin() + d);
-    }
-  } else if (keepdim) {
-    out_sizes.assign(static_cast<size_t>(self.dim()), 1);
-  }
+  // Without a dim, over the flattened tensor.
+  const ops::DimSplit split = ops::split_at_dim(op, dim ? self.sizes() : IntList{self.numel()}, dim.value_or(0));
+  const int64_t size = split.size, inner = split.inner;
+  const IntList out_sizes = ops::reduced_sizes(op, self.sizes(), dim, keepdim);
   constexpr int64_t kGroup = 64, kMaxPerInvocation = 65535;
   TVK_CHECK(size <= kGroup * kMaxPerInvocation, op, ": a dim of ", size, " values exceeds the Vulkan kernel's ",
             kGroup * kMaxPerInvocation);
