@@ -103,6 +103,9 @@ std::vector<ModelCase> all_cases() {
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
     cases.push_back({"torch211", "control_flow", "script", d});
+    cases.push_back({"torch211", "dynamic_quant", "script", d});  // issue 11: files from torch 2.11
+    cases.push_back({"torch211", "static_quant", "script", d});
+    cases.push_back({"torch211", "xnnpack", "script", d});
   }
   return cases;
 }
@@ -168,19 +171,22 @@ TEST(ModelLoader, HostileViewSizesAreAnErrorOnEveryDevice) {
 }
 
 // A PyTorch Mobile lite-interpreter file (_save_for_lite_interpreter) of a CPU-optimized model,
-// as apps ship them (issue 11): torch 1.13 writes code/ beside bytecode.pkl, which tvk reads.
+// as apps ship them (issue 11): torch 1.13 and 2.11 write code/ beside bytecode.pkl, which tvk
+// reads.
 TEST(ModelLoader, LiteInterpreterFileWithXnnpackContextsRunsOnEveryDevice) {
   std::vector<Device> devices{Device::CPU};
   if (is_vulkan_available()) devices.push_back(Device::Vulkan);
-  const Tensor x = io::read_npy(torch113_dir() + "/xnnpack_input.npy");
-  const Tensor expected = io::read_npy(torch113_dir() + "/xnnpack_expected0.npy");
-  for (Device device : devices) {
-    jit::Module module = jit::load(torch113_dir() + "/xnnpack_lite.ptl", device);
-    std::vector<IValue> in;
-    in.emplace_back(x);
-    const Tensor out = module.forward(std::move(in)).toTensor();
-    EXPECT_LE(testing_support::max_abs_diff(out, expected) / testing_support::max_abs(expected), 1e-4)
-        << to_string(device);
+  for (const std::string& dir : {torch113_dir(), torch211_dir()}) {
+    const Tensor x = io::read_npy(dir + "/xnnpack_input.npy");
+    const Tensor expected = io::read_npy(dir + "/xnnpack_expected0.npy");
+    for (Device device : devices) {
+      jit::Module module = jit::load(dir + "/xnnpack_lite.ptl", device);
+      std::vector<IValue> in;
+      in.emplace_back(x);
+      const Tensor out = module.forward(std::move(in)).toTensor();
+      EXPECT_LE(testing_support::max_abs_diff(out, expected) / testing_support::max_abs(expected), 1e-4)
+          << dir << " on " << to_string(device);
+    }
   }
 }
 
