@@ -4,15 +4,55 @@
 
 namespace tvk::ops {
 
-IndexPlan index_plan(const char* op, const Tensor& self, const std::vector<Tensor>& indices) {
+namespace {
+
+// A bool mask over k dimensions stands for k int64 indices: the coordinates of its true
+// elements (as PyTorch's x[mask] does through nonzero).
+std::vector<Tensor> masks_as_indices(const char* op, const Tensor& self, const std::vector<Tensor>& indices) {
+  std::vector<Tensor> out;
+  for (const Tensor& index : indices) {
+    if (!index.defined() || index.dtype() != DType::Bool) {
+      out.push_back(index);
+      continue;
+    }
+    const int64_t d = static_cast<int64_t>(out.size()), k = index.dim();
+    TVK_CHECK(d + k <= self.dim(), op, ": a mask of shape ", index.shape_string(), " at dimension ", d,
+              " goes beyond the indexed tensor of shape ", self.shape_string());
+    for (int64_t i = 0; i < k; ++i)
+      TVK_CHECK(index.sizes()[i] == self.sizes()[d + i], op, ": the shape of the mask ", index.shape_string(),
+                " at index ", i, " does not match the shape of the indexed tensor ", self.shape_string(),
+                " at dimension ", d + i);
+    TVK_CHECK(k > 0, op, ": 0-D boolean masks are not supported");
+    const Tensor mask = index.contiguous();
+    const bool* m = mask.data<bool>();
+    const IntList strides = contiguous_strides(mask.sizes());
+    int64_t hits = 0;
+    for (int64_t e = 0; e < mask.numel(); ++e) hits += m[e] ? 1 : 0;
+    std::vector<Tensor> coords;
+    for (int64_t i = 0; i < k; ++i) coords.push_back(empty({hits}, DType::Int64));
+    int64_t h = 0;
+    for (int64_t e = 0; e < mask.numel(); ++e) {
+      if (!m[e]) continue;
+      for (int64_t i = 0; i < k; ++i) coords[static_cast<size_t>(i)].data<int64_t>()[h] = e / strides[i] % mask.sizes()[i];
+      ++h;
+    }
+    out.insert(out.end(), coords.begin(), coords.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+IndexPlan index_plan(const char* op, const Tensor& self, const std::vector<Tensor>& given) {
   check_defined(op, self);
+  const std::vector<Tensor> indices = masks_as_indices(op, self, given);
   TVK_CHECK(static_cast<int64_t>(indices.size()) <= self.dim(), op, ": too many indices (", indices.size(),
             ") for a tensor of shape ", self.shape_string());
   int64_t first = -1, last = -1;
   for (size_t d = 0; d < indices.size(); ++d) {
     if (!indices[d].defined()) continue;
-    TVK_CHECK(indices[d].dtype() == DType::Int64, op, ": index ", d, " must be an int64 tensor, got ",
-              to_string(indices[d].dtype()), " (boolean masks are not supported)");
+    TVK_CHECK(indices[d].dtype() == DType::Int64, op, ": index ", d, " must be an int64 or bool tensor, got ",
+              to_string(indices[d].dtype()));
     if (first < 0) first = static_cast<int64_t>(d);
     TVK_CHECK(last < 0 || last == static_cast<int64_t>(d) - 1, op,
               ": tensor indices separated by a full slice are not supported");

@@ -18,8 +18,9 @@ struct IndexPlan {
   std::vector<int64_t> rows;  // each in [0, size)
 };
 
-// `indices`: one entry per leading dimension of self, undefined for a full slice (None). The
-// defined ones must be int64, adjacent (as PyTorch places the result dimensions there only
+// `indices`: one entry per leading dimension of self, undefined for a full slice (None); a bool
+// mask stands for as many dimensions as it has (its true elements' coordinates). The
+// defined ones must be int64 or bool, adjacent (as PyTorch places the result dimensions there only
 // then), broadcastable to each other, and in range (negative counts from the end). Throws
 // tvk::Error naming `op` otherwise.
 IndexPlan index_plan(const char* op, const Tensor& self, const std::vector<Tensor>& indices);

@@ -86,9 +86,12 @@ namespace {
 void note_device(const Tensor& t, std::optional<Device>& found, const OpEntry& op) {
   if (!t.defined()) return;
   const Device d = t.device();
+  // With the CPU fallback on, such calls run on the CPU (call()); off, the error says so.
   if (found && *found != d)
-    throw Error(detail::concat(op.schema.full_name(), ": expected all tensors on one device, but found ",
-                               to_string(*found), " and ", to_string(d), " tensors"));
+    throw UnsupportedError(detail::concat(op.schema.full_name(), ": expected all tensors on one device, but found ",
+                                          to_string(*found), " and ", to_string(d), " tensors",
+                                          op.cpu ? " (the CPU fallback, --cpu-fallback or TVK_CPU_FALLBACK=1, runs "
+                                                   "such calls on the CPU)" : ""));
   found = d;
 }
 }  // namespace
@@ -184,14 +187,26 @@ bool has_device(const IValue& v, Device d) {
 
 // The CPU fallback: Vulkan tensors in the arguments go to the CPU and the CPU kernel runs; float
 // results go back to Vulkan, others (indices, masks) stay on the CPU, where the ops that use
-// them run (a call mixing CPU and Vulkan tensors runs on the CPU while the fallback is on).
+// them run (a call mixing CPU and Vulkan tensors runs on the CPU while the fallback is on). An
+// in-place op on a Vulkan self writes its CPU result back into self's buffer.
 IValue call_on_cpu(const OpEntry& op, Stack args) {
+  const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
+  const bool vulkan_self = self.defined() && self.device() == Device::Vulkan;
   for (const Argument& a : op.schema.arguments)
-    if (a.type.find('!') != std::string::npos)
+    if (a.type.find('!') != std::string::npos && (&a != &op.schema.arguments.front() || !op.mutates_self))
       throw UnsupportedError(detail::concat(op.schema.full_name(), " is not supported on the Vulkan backend, and the CPU",
-                                            " fallback does not run in-place ops (it would write a copy)"));
+                                            " fallback runs in-place ops only when they write their first argument"));
+  if (vulkan_self && (!self.is_contiguous() || self.storage_offset() != 0))
+    throw UnsupportedError(detail::concat(op.schema.full_name(), " is not supported on the Vulkan backend, and the CPU",
+                                          " fallback cannot write its result into a strided Vulkan view"));
   for (IValue& v : args) v = move_tensors(v, Device::CPU);
-  return move_tensors(op.cpu(args), Device::Vulkan, /*floats_only=*/true);
+  IValue result = op.cpu(args);
+  if (!vulkan_self) return move_tensors(result, Device::Vulkan, /*floats_only=*/true);
+  const Tensor written = args[0].toTensor().contiguous();
+  TVK_CHECK(written.sizes() == self.sizes() && written.dtype() == self.dtype(), op.schema.full_name(),
+            ": the CPU fallback's in-place result changed the tensor's shape or dtype");
+  require_device_backend(Device::Vulkan).upload(self.storage(), written.raw_data(), written.nbytes());
+  return IValue(self);
 }
 // After an in-place op on `self`: when self's storage is a copy made by a view op (Vulkan's,
 // core/storage.h ViewSource), the copy goes back to where it came from, as a PyTorch view
@@ -227,11 +242,21 @@ IValue call(const OpEntry& op, Stack args) {
       cpu = cpu || has_device(v, Device::CPU);
       vulkan = vulkan || has_device(v, Device::Vulkan);
     }
-    if (cpu && vulkan) return call_on_cpu(op, std::move(args));
+    if (cpu && vulkan) {
+      const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
+      IValue result = call_on_cpu(op, std::move(args));
+      if (op.mutates_self) write_back_view(op, self, result);
+      return result;
+    }
   }
   const Device device = dispatch_device(op, args);
   const BoxedKernel& kernel = device == Device::Vulkan ? op.vulkan : op.cpu;
-  if (!kernel && device == Device::Vulkan && op.cpu && cpu_fallback_enabled()) return call_on_cpu(op, std::move(args));
+  if (!kernel && device == Device::Vulkan && op.cpu && cpu_fallback_enabled()) {
+    const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
+    IValue result = call_on_cpu(op, std::move(args));
+    if (op.mutates_self) write_back_view(op, self, result);
+    return result;
+  }
   if (!kernel) {
     throw UnsupportedError(detail::concat(op.schema.full_name(), " is not supported on the ", 
                                           device == Device::Vulkan ? "Vulkan" : "CPU",
@@ -243,7 +268,16 @@ IValue call(const OpEntry& op, Stack args) {
   if (device != Device::CPU)
     for (IValue& v : args)
       if (is_cpu_scalar(v)) v = IValue(v.toTensor().to(device));
-  if (!op.mutates_self) return kernel(args);
+  if (!op.mutates_self) {
+    if (device != Device::Vulkan || !op.cpu || !cpu_fallback_enabled()) return kernel(args);
+    // A Vulkan kernel may lack a case (a dtype it does not convert): it says so before it
+    // records any work, and the fallback runs the call on the CPU instead.
+    try {
+      return kernel(args);
+    } catch (const UnsupportedError&) {
+      return call_on_cpu(op, std::move(args));
+    }
+  }
   const Tensor self = args.empty() || !args[0].isTensor() ? Tensor() : args[0].toTensor();
   IValue result = kernel(args);
   write_back_view(op, self, result);

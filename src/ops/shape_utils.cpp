@@ -137,7 +137,9 @@ CatPlan plan_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim
   TVK_CHECK(!tensors.empty(), op, ": expected a non-empty list of tensors");
   CatPlan plan;
   for (const Tensor& t : tensors) {
-    check_float(op, t, "tensors");
+    check_defined(op, t, "tensors");
+    TVK_CHECK(t.dtype() == tensors.front().dtype(), op, ": the tensors must share one dtype (",
+              to_string(tensors.front().dtype()), " and ", to_string(t.dtype()), ")");
     if (!(t.dim() == 1 && t.numel() == 0)) plan.inputs.push_back(t);
   }
   if (plan.inputs.empty()) {
@@ -158,6 +160,25 @@ CatPlan plan_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim
     plan.out_sizes[plan.dim] += t.sizes()[plan.dim];
   }
   return plan;
+}
+
+std::pair<std::vector<Tensor>, int64_t> stack_as_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim) {
+  TVK_CHECK(!tensors.empty(), op, ": expected a non-empty list of tensors");
+  const int64_t d = wrap_dim(op, dim, tensors.front().dim() + 1);
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    check_defined(op, t, "tensors");
+    TVK_CHECK(t.sizes() == tensors.front().sizes(), op, ": stack expects each tensor to be equal size, but got ",
+              tensors.front().shape_string(), " at entry 0 and ", t.shape_string(), " at entry ", i);
+    IntList sizes = t.sizes(), strides = t.strides();
+    sizes.insert(sizes.begin() + d, 1);
+    strides.insert(strides.begin() + d, 1);
+    if (t.numel() == 0) parts.push_back(empty(sizes, t.dtype(), t.device()));
+    else if (t.device() == Device::CPU) parts.push_back(t.as_strided(sizes, strides, t.storage_offset()));
+    else parts.push_back(t.view(sizes));  // Vulkan tensors are contiguous
+  }
+  return {parts, d};
 }
 
 ReducePlan plan_reduce(const char* op, const Tensor& t, const std::optional<IntList>& dims, bool keepdim) {

@@ -46,6 +46,9 @@ struct CatPlan {
   IntList out_sizes;
 };
 CatPlan plan_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim);
+// stack's inputs, each with a dimension of size 1 inserted at `dim` (all must share one shape),
+// and the wrapped dim: cat's arguments.
+std::pair<std::vector<Tensor>, int64_t> stack_as_cat(const char* op, const std::vector<Tensor>& tensors, int64_t dim);
 // A reduction over `dims` (None or [] = all; negatives wrap; duplicates rejected) seen as rows:
 // `order` lists the kept dims then the reduced ones, so permuting by it gives [rows, cols].
 struct ReducePlan {

@@ -99,6 +99,31 @@ ViewGeometry as_strided_geometry(const Tensor& t, const IntList& sizes, const In
   return {sizes, strides, at};
 }
 
+ViewGeometry repeat_geometry(const char* op, const Tensor& t, const IntList& repeats, IntList* out_sizes) {
+  check_defined(op, t);
+  TVK_CHECK(repeats.size() >= static_cast<size_t>(t.dim()), op, ": ", repeats.size(), " repeats for a tensor of ",
+            t.dim(), " dimensions (at least as many are needed)");
+  const size_t lead = repeats.size() - static_cast<size_t>(t.dim());
+  ViewGeometry g{{}, {}, t.storage_offset()};
+  out_sizes->clear();
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    TVK_CHECK(repeats[i] >= 0, op, ": negative repeat ", repeats[i]);
+    const int64_t s = i < lead ? 1 : t.sizes()[i - lead];
+    TVK_CHECK(s == 0 || repeats[i] <= (int64_t{1} << 40) / s, op, ": repeats ", shape_string(repeats), " of ",
+              t.shape_string(), " make too large a tensor");
+    out_sizes->push_back(repeats[i] * s);
+    if (repeats[i] != 1) {
+      g.sizes.push_back(repeats[i]);
+      g.strides.push_back(0);
+    }
+    if (s != 1) {
+      g.sizes.push_back(s);
+      g.strides.push_back(t.strides()[i - lead]);
+    }
+  }
+  return g;
+}
+
 ViewGeometry expand_geometry(const char* op, const Tensor& t, const IntList& sizes) {
   TVK_CHECK(sizes.size() >= static_cast<size_t>(t.dim()), op, ": cannot expand ", t.shape_string(), " to ",
             shape_string(sizes));

@@ -36,6 +36,10 @@ ViewGeometry unsqueeze_geometry(const Tensor& t, int64_t dim);
 ViewGeometry t_geometry(const Tensor& t);
 // Broadcast of `t` to `sizes` (stride 0 on expanded dims), as expand() would view it.
 ViewGeometry expand_geometry(const char* op, const Tensor& t, const IntList& sizes);
+// repeat(): a view indexed [r0, s0, r1, s1, ...] (size-1 entries left out) reading t at
+// [s0, s1, ...], stride 0 along each r; copied contiguous, it is the result, of `out_sizes`
+// ([r0 * s0, r1 * s1, ...]).
+ViewGeometry repeat_geometry(const char* op, const Tensor& t, const IntList& repeats, IntList* out_sizes);
 // aten::as_strided: sizes, strides and offset (default: t's own) into t's storage, checked to
 // lie inside it, with no negative stride.
 ViewGeometry as_strided_geometry(const Tensor& t, const IntList& sizes, const IntList& strides,

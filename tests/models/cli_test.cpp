@@ -149,6 +149,30 @@ TEST(Cli, CheckNamesTheArchiveAndItsPrepackedOrQuantizedParts) {
   EXPECT_NE(r.out.find("x __torch__.torch.classes.xnnpack.Conv2dOpContext"), std::string::npos) << r.out;
 }
 
+// Issue 15: a detection model takes a list of images (--input-list); check names the ops that
+// fall back, and run on Vulkan needs --cpu-fallback, then prints the detections.
+TEST(Cli, DetectionModelTakesItsImagesAsAList) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+  const std::string model = testing_support::models_dir() + "/ssdlite_script.pt";
+  const std::string input = " --input " + testing_support::models_dir() + "/ssdlite_input.npy --input-list";
+  Result r = run_cli("check " + model + " --input-shape 3,320,320 --input-list --cpu-fallback");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("torchvision::nms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("without a Vulkan kernel: with the CPU fallback they run on the CPU"), std::string::npos) << r.out;
+  // Its loops over the images cannot be frozen; check says so instead of failing.
+  EXPECT_NE(r.out.find("tvk optimize cannot partition it"), std::string::npos) << r.out;
+
+  r = run_cli("run " + model + input + " --device vulkan");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.err.find("--cpu-fallback"), std::string::npos) << r.err;
+
+  r = run_cli("run " + model + input + " --device vulkan --cpu-fallback");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("output 0 (1.0.boxes): [300, 4] float32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("output 2 (1.0.labels): [300] int64"), std::string::npos) << r.out;
+}
+
 TEST(Cli, BadFilesFailWithOneLineNamingTheProblem) {
   const std::string model = fixture("control_flow_script.pt");
   const std::string input = " --input " + fixture("control_flow_input.npy");

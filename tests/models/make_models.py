@@ -329,6 +329,32 @@ TRACED_TOO = ("segmentation",)
 HOSTILE = {"hostile_view": HostileView}
 
 
+def ssdlite():
+    """torchvision's ssdlite320_mobilenet_v3_large, random weights drawn so that activations stay
+    near 1 (a deep random net is otherwise chaotic: float32 rounding would change its output) and
+    the heads' outputs spread (its scores would otherwise tie at 1/91)."""
+    import math
+
+    model = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None).eval()
+    g = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.Conv2d):
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g) * math.sqrt(1.0 / m.weight[0].numel()))
+                if m.bias is not None:
+                    m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+                m.weight.copy_(torch.rand(m.weight.shape, generator=g) * 0.5 + 0.5)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+        for head, scale in ((model.head.classification_head, 20.0), (model.head.regression_head, 4.0)):
+            for m in head.modules():
+                if isinstance(m, torch.nn.Conv2d) and m.kernel_size == (1, 1):
+                    m.weight.mul_(scale)
+    return model
+
+
 def build(name, small):
     classes = 100 if small else 1000
     tv = torchvision.models
@@ -396,7 +422,7 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix,ssdlite"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -423,6 +449,19 @@ def main():
                 for i, e in enumerate(model(x)):
                     np.save(os.path.join(args.out_dir, "fallback_mix_expected%d.npy" % i), e.numpy())
             torch.jit.save(torch.jit.script(model), os.path.join(args.out_dir, "fallback_mix_script.pt"))
+            continue
+        if name == "ssdlite":
+            # Scripted whole: List[Tensor] in, (losses, detections) out; the test compares the
+            # detections (boxes, scores, labels) of one image.
+            model = ssdlite()
+            x = torch.rand(3, 320, 320, generator=torch.Generator().manual_seed(1))
+            np.save(os.path.join(args.out_dir, "ssdlite_input.npy"), x.numpy())
+            scripted = torch.jit.script(model)
+            with torch.no_grad():
+                detections = scripted([x])[1][0]
+            for key in ("boxes", "scores", "labels"):
+                np.save(os.path.join(args.out_dir, "ssdlite_expected_%s.npy" % key), detections[key].numpy())
+            torch.jit.save(scripted, os.path.join(args.out_dir, "ssdlite_script.pt"))
             continue
         if name in HOSTILE:
             torch.jit.save(torch.jit.script(HOSTILE[name]()), os.path.join(args.out_dir, name + "_script.pt"))

@@ -161,7 +161,7 @@ def generate(torch, c):
         for name in unary:
             c.add(f"aten::{name}", x)
             c.add(f"aten::{name}_", x)
-        for name in ["neg", "exp"]:
+        for name in ["neg", "exp", "reciprocal"]:
             c.add(f"aten::{name}", x)
             c.add(f"aten::{name}_", x)
         for name in ["sqrt", "rsqrt"]:  # on positive inputs
@@ -201,6 +201,8 @@ def generate(torch, c):
         c.add("aten::sub.Tensor", a, b, 2)
         c.add("aten::mul.Tensor", a, b)
         c.add("aten::div.Tensor", a, b.abs() + 0.5)
+        for name in ["minimum", "maximum", "min.other", "max.other"]:
+            c.add(f"aten::{name}", a, b)
         out_shape = torch.broadcast_shapes(sa, sb)
         if tuple(out_shape) == tuple(sa):
             c.add("aten::add_.Tensor", a, b, 1.5)
@@ -688,6 +690,95 @@ def generate(torch, c):
               None, True, avg, None, ref=mha)
     c.error("aten::_native_multi_head_attention", r(2, 3, 8), r(2, 5, 8), r(2, 5, 8), 8, 2, r(24, 8) * 0.3, r(24),
             r(8, 8) * 0.3, r(8), None, True, True, None, ref=mha)
+
+    # ---- what a detection model's transform, anchors and postprocessing call (ssdlite) ----
+    dtypes = {None: None, 6: torch.float32, 4: torch.int64, 11: torch.bool}
+    nan = float("nan")
+    for x in [r(2, 3), torch.tensor([1, 2]), torch.tensor(True)]:
+        c.add("aten::is_floating_point", x, ref=lambda t: t.is_floating_point())
+    for x in [torch.tensor(2.5), torch.tensor([-7]), torch.tensor([[True]]), torch.tensor(3.0)]:
+        c.add("aten::item", x, ref=lambda t: t.item())
+    c.error("aten::item", r(2), ref=lambda t: t.item())
+    for size, value, dtype in [([2, 3], 1.5, None), ([4], 7, None), ([2, 2], True, None), ([3, 1], 2, 6), ([0, 2], 0.5, 4),
+                               ([], -3, None)]:
+        c.add("aten::full", size, value, dtype, None, cpu, None,
+              ref=lambda sz, v, dt, l, d, p: torch.full(sz, v, dtype=dtypes[dt]))
+    for x, value, dtype in [(r(2, 3), 7, None), (torch.tensor([1, 2]), 5, None), (r(4), 3, 4), (r(2, 2), 0.5, 6)]:
+        c.add("aten::full_like", x, value, dtype, None, None, None, None,
+              ref=lambda t, v, dt, l, d, p, m: torch.full_like(t, v, dtype=dtypes[dt]))
+    for x, size, value in [(r(2), [3, 2], 0), (torch.tensor([1]), [4], -2), (r(1, 1), [2, 0, 3], 1.5)]:
+        c.add("aten::new_full", x, size, value, None, None, None, None,
+              ref=lambda t, sz, v, dt, l, d, p: t.new_full(sz, v))
+    for data, dtype in [([320, 240], None), ([0.485, 0.456, 0.406], None), ([1, 2, 3], 6), ([2.7, -1.5], 4), ([], None)]:
+        c.add("aten::tensor", data, dtype, cpu, False, ref=lambda d, dt, dev, rg: torch.tensor(d, dtype=dtypes[dt]))
+        c.add("aten::as_tensor.list", data, dtype, None, ref=lambda d, dt, dev: torch.as_tensor(d, dtype=dtypes[dt]))
+    for end in [5, 2.5, 0, 1]:
+        c.add("aten::arange", end, None, None, None, None, ref=lambda e, *a: torch.arange(e))
+    for start, end in [(0, 7), (2.5, 6), (-3, 2), (4, 4)]:
+        c.add("aten::arange.start", start, end, None, None, cpu, None, ref=lambda a, b, *x: torch.arange(a, b))
+    for start, end, step, dtype in [(1, 10, 3, None), (5, -3, -2, None), (0.0, 1.0, 0.25, None), (0, 5, 1, 6), (0.5, 4, 1, 4)]:
+        c.add("aten::arange.start_step", start, end, step, dtype, None, None, None,
+              ref=lambda a, b, st, dt, *x: torch.arange(a, b, st, dtype=dtypes[dt]))
+    c.error("aten::arange.start_step", 0, 5, 0, None, None, None, None, ref=lambda a, b, st, *x: torch.arange(a, b, st))
+    c.error("aten::arange.start_step", 0, 5, -1, None, None, None, None, ref=lambda a, b, st, *x: torch.arange(a, b, st))
+    for x in [r(3, 4), torch.tensor([[5, -2], [9, 0]]), torch.tensor([1.0, nan, -2.0]), torch.tensor(4.5)]:
+        c.add("aten::min", x)
+        c.add("aten::max", x)
+    c.error("aten::max", r(0, 3))
+    c.add("aten::minimum", torch.tensor([1.0, nan, 3.0]), torch.tensor([2.0, 0.0, nan]))
+    c.add("aten::maximum", torch.tensor([[4, -1], [0, 8]]), torch.tensor([2, 2]))
+    c.add("aten::min.other", torch.tensor([[4, -1], [0, 8]]), torch.tensor([2.5, 2.5]))  # promoted to float
+    c.error("aten::maximum", r(2, 3), r(4))
+    for ts, d in [([r(3, 4), r(3, 4)], 0), ([r(3, 4), r(3, 4), r(3, 4)], -1), ([r(2), r(2)], 1), ([r(5)], 0),
+                  ([torch.tensor([1, 2]), torch.tensor([3, 4])], 0), ([r(2, 0), r(2, 0)], 1)]:
+        c.add("aten::stack", ts, d, ref=torch.stack)
+    c.error("aten::stack", [r(3, 4), r(3, 5)], 0, ref=torch.stack)
+    c.error("aten::stack", [r(3, 4), r(3, 4)], 3, ref=torch.stack)
+    for x, d in [(r(4, 3), 1), (r(2, 3, 5), 0), (torch.tensor([[1, 2], [3, 4]]), -1), (r(1, 4), 0)]:
+        c.add("aten::unbind.int", x, d, ref=lambda t, d: tuple(torch.unbind(t, d)))
+    for x, reps in [(r(2, 3), [2, 1]), (r(3), [2, 2, 2]), (r(2, 1, 3), [1, 4, 1]), (torch.tensor([1, 2]), [3]),
+                    (r(2, 2), [0, 2]), (torch.tensor(1.5), [2, 3])]:
+        c.add("aten::repeat", x, reps)
+    c.error("aten::repeat", r(2, 3), [2])
+    for ts in [[r(3), r(4)], [r(2), r(3), r(5)], [torch.arange(3), torch.arange(2)], [r(1), r(4)]]:
+        c.add("aten::meshgrid", ts, ref=lambda t: tuple(torch.meshgrid(t, indexing="ij")))
+        c.add("aten::meshgrid.indexing", ts, "xy", ref=lambda t, i: tuple(torch.meshgrid(t, indexing=i)))
+        c.add("aten::meshgrid.indexing", ts, "ij", ref=lambda t, i: tuple(torch.meshgrid(t, indexing=i)))
+    c.error("aten::meshgrid.indexing", [r(3), r(2, 2)], "ij", ref=lambda t, i: torch.meshgrid(t, indexing=i))
+    # dtype conversions: float to int64 truncates toward zero, to bool is "non-zero".
+    conversions = [(torch.tensor([2.7, -2.7, 0.0, 1e6]), 4), (torch.tensor([[3, -8]]), 6), (torch.tensor([True, False]), 6),
+                   (torch.tensor([0.0, -0.5, nan]), 11), (torch.tensor(7), 6), (torch.tensor([1, 0, 2]), 11)]
+    for x, dtype in conversions:
+        c.add("aten::to.dtype", x, dtype, False, False, None, ref=lambda t, dt, nb, cp, mf: t.to(dtypes[dt]))
+        c.add("aten::to.prim_Device", x, None, dtype, False, False, ref=lambda t, d, dt, nb, cp: t.to(dtypes[dt]))
+        c.add("aten::to.device", x, cpu, dtype, False, False, None, ref=lambda t, d, dt, nb, cp, mf: t.to(dtypes[dt]))
+        c.add("aten::to.other", torch.tensor([1.5, 2.0]), x, False, False, None, ref=lambda t, o, nb, cp, mf: t.to(o))
+    for op in ("eq", "ne", "ge", "le", "gt", "lt"):
+        c.add("aten::%s.Tensor" % op, grid, torch.tensor([1.0, 0.0, 3.0]))
+        c.add("aten::%s.Tensor" % op, r(2, 3, 5), r(3, 1))
+        c.add("aten::%s.Tensor" % op, torch.tensor([[-3, 0, 7], [2, 2, 9]]), torch.tensor(2))
+        c.add("aten::%s.Tensor" % op, torch.tensor([1, 5, 3]), torch.tensor([1.0, 4.5, 3.5]))  # int64 with float
+    c.error("aten::eq.Tensor", r(2, 3), r(4))
+    for cond in [r(3, 4) > 0, torch.tensor([0.0, 1.5, 0.0, -2.0]), torch.tensor([[[0, 3], [4, 0]]]), torch.tensor([False])]:
+        c.add("aten::where", cond, ref=lambda t: tuple(torch.where(t)))
+    for x, srt, inv, cnt in [(torch.tensor([5, 1, 5, 3, 1, 1]), True, True, True), (torch.tensor([[2.5, -1.0], [2.5, 0.0]]), True, True, False),
+                             (torch.tensor([7, 7, 7]), True, False, True), (torch.tensor([3, 1, 2]), True, False, False),
+                             (torch.tensor([True, False, True]), True, True, True)]:
+        c.add("aten::_unique2", x, srt, inv, cnt, ref=lambda t, s, i, n: tuple(torch._unique2(t, s, i, n)))
+    # x[mask] and x[idx] = v (detections: scores above a threshold, kept boxes marked in a mask).
+    scores = r(6, 4)
+    c.add("aten::index.Tensor", scores, [scores > 0.2])
+    c.add("aten::index.Tensor", scores, [torch.tensor([True, False, True, True, False, False])])
+    c.add("aten::index.Tensor", scores, [None, torch.tensor([False, True, True, False])])
+    c.add("aten::index.Tensor", torch.tensor([4, 5, 6]), [torch.tensor([False, False, False])])
+    c.error("aten::index.Tensor", r(6, 4), [torch.tensor([True, False])])
+    c.add("aten::index_put_", r(4, 5), [torch.tensor([0, 2])], r(5), False)
+    c.add("aten::index_put_", r(4, 5), [torch.tensor([1, 1, 3])], r(3, 5), True)  # repeats accumulate
+    c.add("aten::index_put_", r(3, 4), [r(3, 4) > 0], torch.tensor(-1.0), False)
+    c.add("aten::index_put_", torch.zeros(6, dtype=torch.bool), [torch.tensor([4, 1])], torch.tensor(True), False)
+    c.add("aten::index_put_", torch.zeros(2, 3, dtype=torch.int64), [None, torch.tensor([2, 0])], torch.tensor([[7, 8], [9, 10]]), False)
+    c.error("aten::index_put_", r(4, 5), [torch.tensor([0, 2])], r(3), False)
+    c.error("aten::index_put_", r(4, 5), [torch.tensor([4])], r(5), False)
 
 
 if __name__ == "__main__":

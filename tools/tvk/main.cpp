@@ -96,14 +96,23 @@ void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::v
   }
 }
 
+// --input-list: the input tensors go to the model as one List[Tensor] (torchvision's detection
+// models take a list of images).
+void pass_as_list_if_asked(const Args& args, std::vector<tvk::IValue>& inputs) {
+  if (!args.has("--input-list")) return;
+  tvk::List items(inputs.begin(), inputs.end());
+  inputs.assign(1, tvk::IValue::list(std::move(items)));
+}
+
 int cmd_run(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--output", "--device", "--method", "--precision"}, {"--cpu-fallback"});
+  Args args(argc, argv, {"--input", "--output", "--device", "--method", "--precision"}, {"--cpu-fallback", "--input-list"});
   apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "cpu"));
   apply_precision(args, device);
   tvk::jit::Module module = tvk::jit::load(args.model(), device);
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  pass_as_list_if_asked(args, inputs);
   tvk::IValue result = module.run_method(args.get("--method", "forward"), std::move(inputs));
   std::vector<tvk::Tensor> outputs;
   std::vector<std::string> names;
@@ -165,13 +174,14 @@ void print_archive_summary(const std::string& path, const tvk::jit::ModuleState&
 }
 
 int cmd_check(int argc, char** argv) {
-  Args args(argc, argv, {"--input", "--input-shape", "--method"}, {"--cpu-fallback"});
+  Args args(argc, argv, {"--input", "--input-shape", "--method"}, {"--cpu-fallback", "--input-list"});
   apply_cpu_fallback(args);
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
   print_archive_summary(args.model(), *module.state());
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   if (inputs.empty()) inputs.emplace_back(tvk::rand(parse_shape(args.get("--input-shape", "1,3,224,224")), 0));
+  pass_as_list_if_asked(args, inputs);
   std::map<std::string, int64_t> counts;
   module.state()->interpreter->record_ops(&counts);
   // An op tvk has no kernel for stops the run: report the ops seen up to it, then that op.
@@ -206,9 +216,14 @@ int cmd_check(int argc, char** argv) {
       options.backend = tvk::MobileBackend::Vulkan;
       options.cpu_fallback = true;
       tvk::OptimizationReport report;
-      tvk::optimize_for_mobile(module, options, &report);
-      std::printf("optimized for Vulkan, forward puts %zu node(s) on the CPU with %d CPU<->Vulkan transfer(s) at "
-                  "the borders\n", report.cpu_nodes.size(), report.cpu_fallback_transfers);
+      try {
+        tvk::optimize_for_mobile(module, options, &report);
+        std::printf("optimized for Vulkan, forward puts %zu node(s) on the CPU with %d CPU<->Vulkan transfer(s) at "
+                    "the borders\n", report.cpu_nodes.size(), report.cpu_fallback_transfers);
+      } catch (const tvk::Error& e) {
+        std::printf("tvk optimize cannot partition it (%s); unoptimized, it runs with the fallback op by op\n",
+                    e.what());
+      }
     }
     return 0;
   }
@@ -271,7 +286,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
                          "--precision", "--trace", "--memory-every"},
-            {"--json", "--profile", "--verify", "--cpu-fallback"});
+            {"--json", "--profile", "--verify", "--cpu-fallback", "--input-list"});
   apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
   const std::string precision = apply_precision(args, device);
@@ -293,6 +308,7 @@ int cmd_bench(int argc, char** argv) {
     const std::string text = args.flags.count("--input-shape") ? args.get("--input-shape", "") : args.get("--shape", "1,3,224,224");
     inputs.emplace_back(tvk::rand(parse_shape(text), 0));
   }
+  pass_as_list_if_asked(args, inputs);
   const bool vulkan = device == tvk::Device::Vulkan;
   // --verify: every timed run must give the first timed run's outputs bit for bit (a race on
   // the device, a missing barrier say, shows up as a difference).
@@ -468,14 +484,14 @@ void usage() {
                "  info                      build options, Vulkan devices and the one selected\n"
                "  ops                       the op registry: each op and whether CPU and Vulkan support it\n"
                "  run MODEL [--input x.npy ...] [--output y.npy ...] [--device cpu|vulkan] [--method NAME]\n"
-               "            [--precision fp32|fp16] [--cpu-fallback]\n"
+               "            [--precision fp32|fp16] [--cpu-fallback] [--input-list]\n"
                "                            run a TorchScript model on .npy inputs\n"
-               "  check MODEL [--input x.npy ... | --input-shape 1,3,224,224] [--cpu-fallback]\n"
+               "  check MODEL [--input x.npy ... | --input-shape 1,3,224,224] [--cpu-fallback] [--input-list]\n"
                "                            list the ops the model calls and whether Vulkan supports each;\n"
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
                "              [--iters N] [--precision fp32|fp16] [--json] [--profile] [--trace out.json] [--verify]\n"
-               "              [--cpu-fallback] [--memory-every K]\n"
+               "              [--cpu-fallback] [--input-list] [--memory-every K]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
                "  classify IMAGE... --model MODEL [--labels FILE] [--topk K] [--size S] [--resize R]\n"
                "           [--mean M,M,M --std S,S,S] [--channels 1|3] [--device vulkan|cpu] [--json] [--no-softmax]\n"
@@ -488,7 +504,8 @@ void usage() {
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"
                "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"
                "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan\n"
-               "--cpu-fallback: ops without a Vulkan kernel run on the CPU (also TVK_CPU_FALLBACK=1); off, they fail\n");
+               "--cpu-fallback: ops without a Vulkan kernel run on the CPU (also TVK_CPU_FALLBACK=1); off, they fail\n"
+               "--input-list: the inputs go to the model as one List[Tensor] (detection models take a list of images)\n");
 }
 
 }  // namespace
@@ -515,6 +532,13 @@ int main(int argc, char** argv) {
     const size_t newline = message.find('\n');
     if (newline != std::string::npos) message = message.substr(0, newline);
     std::fprintf(stderr, "tvk %s: %s\n", command.c_str(), message.c_str());
+    // Work the failed run had queued finishes now, not in an exit handler: submitted that late,
+    // the validation layer took minutes over it (an eager detection model's ~700 dispatches).
+    try {
+      tvk::vulkan_synchronize();  // only a context already made
+    } catch (const std::exception&) {
+      // A lost device: nothing more to finish.
+    }
     return 1;
   }
 }

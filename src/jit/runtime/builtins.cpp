@@ -86,6 +86,17 @@ Builtin arith(char op) {
         *out = IValue::list(std::move(joined));
         return true;
       }
+      // list * n and n * list: the list repeated (aten::mul.left_t / mul.right_).
+      if (op == '*' && a.size() == 2 && (a[0].isList() || a[1].isList()) && (a[0].isInt() || a[1].isInt())) {
+        const List& items = a[0].isList() ? a[0].toList() : a[1].toList();
+        const int64_t times = std::max<int64_t>(0, a[0].isInt() ? a[0].toInt() : a[1].toInt());
+        if (!items.empty() && times > static_cast<int64_t>((size_t{1} << 26) / items.size()))
+          throw Error(detail::concat("list repeated ", times, " times is too long"));
+        List repeated;
+        for (int64_t i = 0; i < times; ++i) repeated.insert(repeated.end(), items.begin(), items.end());
+        *out = IValue::list(std::move(repeated));
+        return true;
+      }
       return false;
     }
     if (op == '/') {

@@ -169,10 +169,10 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
   factory_on_model_device(*op, bound);
   const bool had_tensors = contains_tensor(bound);
   IValue out = ops::call(*op, std::move(bound));
-  // Factories (torch.zeros(...), no tensor inputs) make CPU tensors; a Vulkan model wants them
-  // where its other tensors live, except 0-D integers (prim::NumToTensor of a size), which stay
-  // on the CPU with the size arithmetic they feed (ops::scalar_stays_on_cpu).
-  if (device_ != Device::CPU && !had_tensors && !(out.isTensor() && ops::scalar_stays_on_cpu(out.toTensor())))
+  // Factories (torch.zeros(...), no tensor inputs) make CPU tensors; a Vulkan model wants its
+  // float ones where its other tensors live. Integer and bool ones (prim::NumToTensor of a size,
+  // torch.arange, masks) stay on the CPU with the size arithmetic and selection they feed.
+  if (device_ != Device::CPU && !had_tensors && !(out.isTensor() && out.toTensor().dtype() != DType::Float32))
     out = to_device(out, device_);
   return out;
 }
@@ -286,8 +286,23 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
     }
     return IValue(obj);
   }
+  // The printer's form of constructing a script class: `C.__new__(C)`, then `(obj).__init__(...)`.
+  if (path.size() > 8 && path.compare(path.size() - 8, 8, ".__new__") == 0) {
+    const std::string class_name = path.substr(0, path.size() - 8);
+    if (const ClassInfo* cls = unit_.find_class(class_name)) {
+      auto obj = std::make_shared<Object>();
+      obj->type_name = class_name;
+      obj->named_tuple = cls->is_named_tuple;
+      return IValue(obj);
+    }
+  }
   if (path == "range" || path == "builtins.range") {
     if (args.empty() || args.size() > 3) fail_at(loc, "range() takes 1 to 3 arguments");
+    if (recorder_)
+      for (const IValue& a : args)
+        if (GraphRecorder::is_dynamic(a))
+          fail_at(loc, "a loop whose length depends on the model's input (a list argument's length, a tensor's "
+                       "value): the optimizer freezes loops of fixed length only; run the model unoptimized");
     const int64_t lo = args.size() > 1 ? args[0].toInt() : 0;
     const int64_t hi = args.size() > 1 ? args[1].toInt() : args[0].toInt();
     const int64_t step = args.size() > 2 ? args[2].toInt() : 1;

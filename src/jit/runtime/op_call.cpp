@@ -46,7 +46,7 @@ bool value_matches_type_with(const std::string& raw_type, const IValue& v, TypeM
   if (type == "str") return v.isString();
   if (type == "Device") return v.isDevice() || v.isString();
   if (type == "ScalarType" || type == "Layout" || type == "MemoryFormat") return v.isInt();
-  if (type == "Any") return true;
+  if (type == "Any" || type == "t") return true;  // t: a schema's type variable (tensor(t[] data))
   // Custom classes (packed weights): any object of that class.
   if (type.rfind("__torch__.", 0) == 0) return v.isObject() && v.toObject()->type_name == type;
   return false;

@@ -1,5 +1,5 @@
 // Activations and clamps: relu, relu6, clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid,
-// silu, gelu; neg, exp, sqrt, rsqrt, pow with a scalar exponent (and in-place forms).
+// silu, gelu; neg, exp, sqrt, rsqrt, reciprocal, pow with a scalar exponent (and in-place forms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -112,6 +112,7 @@ TVK_POINTWISE(neg, -x)
 TVK_POINTWISE(exp, std::exp(x))
 TVK_POINTWISE(sqrt, std::sqrt(x))
 TVK_POINTWISE(rsqrt, 1.f / std::sqrt(x))
+TVK_POINTWISE(reciprocal, 1.f / x)
 #undef TVK_POINTWISE
 
 Tensor gelu(const Tensor& self, std::string approximate) {
@@ -161,6 +162,8 @@ TVK_REGISTER_OP("aten::sqrt(Tensor self) -> Tensor", sqrt);
 TVK_REGISTER_OP("aten::sqrt_(Tensor(a!) self) -> Tensor(a!)", sqrt_);
 TVK_REGISTER_OP("aten::rsqrt(Tensor self) -> Tensor", rsqrt);
 TVK_REGISTER_OP("aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)", rsqrt_);
+TVK_REGISTER_OP("aten::reciprocal(Tensor self) -> Tensor", reciprocal);
+TVK_REGISTER_OP("aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)", reciprocal_);
 TVK_REGISTER_OP("aten::gelu(Tensor self, *, str approximate='none') -> Tensor", gelu);
 
 }  // namespace tvk::ops::cpu

@@ -1,6 +1,7 @@
-// Elementwise arithmetic with broadcasting: add, sub, mul, div, and remainder and floor_divide
+// Elementwise arithmetic with broadcasting: add, sub, mul, div, minimum, maximum, and remainder and floor_divide
 // (a traced model's size arithmetic: `W % 2` on 0-D int64 tensors), Tensor and Scalar forms.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "ops/cpu/cpu_loops.h"
@@ -140,6 +141,28 @@ Tensor floor_divide_scalar(const Tensor& self, Scalar other) {
   return scalar_binary("aten::floor_divide", self, other, [](auto x, auto y) { return floor_div(x, y); });
 }
 
+// Elementwise minimum and maximum (torch.min(a, b) scripts as min.other): NaN wins, as in PyTorch.
+template <typename T>
+T nan_min(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return b < a ? b : a;
+}
+template <typename T>
+T nan_max(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  }
+  return b > a ? b : a;
+}
+Tensor minimum(const Tensor& self, const Tensor& other) {
+  return broadcast_binary("aten::minimum", self, other, [](auto x, auto y) { return nan_min(x, y); });
+}
+Tensor maximum(const Tensor& self, const Tensor& other) {
+  return broadcast_binary("aten::maximum", self, other, [](auto x, auto y) { return nan_max(x, y); });
+}
+
 // In-place forms: the result is computed as by the out-of-place op and written back into
 // `self` (which may be a strided view), after checking it keeps self's shape.
 Tensor sub_inplace(const Tensor& self, const Tensor& other, Scalar alpha) {
@@ -179,6 +202,10 @@ TVK_REGISTER_OP("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor", r
 TVK_REGISTER_OP("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor", remainder_scalar);
 TVK_REGISTER_OP("aten::floor_divide(Tensor self, Tensor other) -> Tensor", floor_divide_tensor);
 TVK_REGISTER_OP("aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", floor_divide_scalar);
+TVK_REGISTER_OP("aten::minimum(Tensor self, Tensor other) -> Tensor", minimum);
+TVK_REGISTER_OP("aten::maximum(Tensor self, Tensor other) -> Tensor", maximum);
+TVK_REGISTER_OP("aten::min.other(Tensor self, Tensor other) -> Tensor", minimum);
+TVK_REGISTER_OP("aten::max.other(Tensor self, Tensor other) -> Tensor", maximum);
 TVK_REGISTER_OP("aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", sub_inplace);
 TVK_REGISTER_OP("aten::mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", mul_inplace);
 TVK_REGISTER_OP("aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", div_inplace);

@@ -28,6 +28,10 @@ void strided_loop(const IntList& sizes, const std::array<IntList, N>& strides, F
   }
 }
 
+// dst[...] = src, src broadcast to dst's shape and converted to dst's dtype; dst may be a
+// strided view (ops/cpu/shape.cpp).
+void copy_converting(const Tensor& dst, const Tensor& src);
+
 // out[i] = f(in[i]) over any strided float input; out is a new contiguous tensor.
 template <typename F>
 Tensor map_float(const Tensor& in, F&& f) {

@@ -1,6 +1,10 @@
-// Factories: empty, empty_strided, zeros, ones, zeros_like, ones_like, new_zeros, tensor, clone.
+// Factories: empty, empty_strided, zeros, ones, full, zeros_like, ones_like, full_like,
+// new_zeros, new_full, tensor and as_tensor (of numbers or nested lists), arange, clone.
 // They make tensors on the device they are given (CPU when None; self's for new_zeros and
 // clone), so one kernel serves every device. dtype is PyTorch's ScalarType code.
+#include <algorithm>
+#include <cmath>
+
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 
@@ -83,6 +87,142 @@ Tensor tensor_bool(bool t, std::optional<int64_t> dtype, std::optional<Device> d
   return tensor_of("aten::tensor", t ? 1.0 : 0.0, DType::Bool, dtype, device);
 }
 
+// The dtype PyTorch gives a Python number: int64 for ints, float32 for floats, bool for bools.
+DType natural_dtype(const char* op, const IValue& v) {
+  if (v.isInt()) return DType::Int64;
+  if (v.isDouble()) return DType::Float32;
+  if (v.isBool()) return DType::Bool;
+  throw Error(detail::concat(op, ": expected a number, got ", v.tag_name()));
+}
+double number(const IValue& v) {
+  if (v.isInt()) return static_cast<double>(v.toInt());
+  if (v.isBool()) return v.toBool() ? 1.0 : 0.0;
+  return v.toDouble();
+}
+// An int64 tensor holds ints exactly; tvk::full goes through a double, exact below 2^53.
+Tensor filled(const char* op, IntList size, const IValue& value, DType type, Device device) {
+  if (type == DType::Int64 && value.isInt()) {
+    Tensor t = empty(std::move(size), DType::Int64);
+    std::fill_n(t.data<int64_t>(), t.numel(), value.toInt());
+    return t.to(device);
+  }
+  natural_dtype(op, value);
+  return tvk::full(std::move(size), number(value), type, device);
+}
+
+Tensor full(IntList size, IValue fill_value, std::optional<int64_t> dtype, std::optional<int64_t>,
+            std::optional<Device> device, std::optional<bool>) {
+  const char* op = "aten::full";
+  const DType type = dtype ? dtype_from_code(op, dtype) : natural_dtype(op, fill_value);
+  return filled(op, std::move(size), fill_value, type, device_or_cpu(device));
+}
+Tensor full_like(const Tensor& self, IValue fill_value, std::optional<int64_t> dtype, std::optional<int64_t>,
+                 std::optional<Device> device, std::optional<bool>, std::optional<int64_t>) {
+  const char* op = "aten::full_like";
+  check_defined(op, self);
+  const DType type = dtype ? dtype_from_code(op, dtype) : self.dtype();
+  return filled(op, self.sizes(), fill_value, type, device.value_or(self.device()));
+}
+Tensor new_full(const Tensor& self, IntList size, IValue fill_value, std::optional<int64_t> dtype,
+                std::optional<int64_t>, std::optional<Device> device, std::optional<bool>) {
+  const char* op = "aten::new_full";
+  check_defined(op, self);
+  const DType type = dtype ? dtype_from_code(op, dtype) : self.dtype();
+  return filled(op, std::move(size), fill_value, type, device.value_or(self.device()));
+}
+
+// torch.tensor(data) / torch.as_tensor(data) of a (nested, rectangular) list of numbers: the
+// shape is the nesting, the dtype the widest kind of number unless given.
+void flatten_numbers(const char* op, const IValue& data, size_t depth, IntList& sizes, std::vector<IValue>& out) {
+  if (!data.isList()) {
+    TVK_CHECK(depth == sizes.size(), op, ": the nested lists are not rectangular");
+    natural_dtype(op, data);
+    out.push_back(data);
+    return;
+  }
+  const List& items = data.toList();
+  const int64_t n = static_cast<int64_t>(items.size());
+  if (depth == sizes.size()) {
+    TVK_CHECK(out.empty() && depth < 16, op, ": the nested lists are not rectangular");
+    sizes.push_back(n);
+  } else {
+    TVK_CHECK(depth < sizes.size() && sizes[depth] == n, op, ": the nested lists are not rectangular (a list of ", n,
+              " where ", depth < sizes.size() ? sizes[depth] : 0, " were expected)");
+  }
+  for (const IValue& item : items) flatten_numbers(op, item, depth + 1, sizes, out);
+}
+Tensor tensor_from_list(const char* op, const IValue& data, std::optional<int64_t> dtype, std::optional<Device> device) {
+  IntList sizes;
+  std::vector<IValue> values;
+  flatten_numbers(op, data, 0, sizes, values);
+  DType type = DType::Float32;
+  if (dtype) {
+    type = dtype_from_code(op, dtype);
+  } else if (!values.empty()) {
+    bool all_bool = true, any_float = false;
+    for (const IValue& v : values) {
+      all_bool = all_bool && v.isBool();
+      any_float = any_float || v.isDouble();
+    }
+    type = any_float ? DType::Float32 : all_bool ? DType::Bool : DType::Int64;
+  }
+  Tensor t = empty(sizes, type);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const IValue& v = values[i];
+    switch (type) {
+      case DType::Float32: t.data<float>()[i] = static_cast<float>(number(v)); break;
+      case DType::Int64: t.data<int64_t>()[i] = v.isInt() ? v.toInt() : static_cast<int64_t>(number(v)); break;
+      case DType::Bool: t.data<bool>()[i] = number(v) != 0; break;
+    }
+  }
+  return t.to(device_or_cpu(device));
+}
+Tensor tensor_list(IValue data, std::optional<int64_t> dtype, std::optional<Device> device, bool) {
+  return tensor_from_list("aten::tensor", data, dtype, device);
+}
+Tensor as_tensor_list(IValue data, std::optional<int64_t> dtype, std::optional<Device> device) {
+  return tensor_from_list("aten::as_tensor", data, dtype, device);
+}
+
+// arange: ceil((end - start) / step) values start + i * step; int64 when every bound is an int.
+Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step, std::optional<int64_t> dtype,
+                   std::optional<Device> device) {
+  const char* op = "aten::arange";
+  const bool ints = natural_dtype(op, start) != DType::Float32 && natural_dtype(op, end) != DType::Float32 &&
+                    natural_dtype(op, step) != DType::Float32;
+  const DType type = dtype ? dtype_from_code(op, dtype) : ints ? DType::Int64 : DType::Float32;
+  const double a = number(start), b = number(end), s = number(step);
+  TVK_CHECK(s != 0 && std::isfinite(a) && std::isfinite(b) && std::isfinite(s), op, ": start (", a, "), end (", b,
+            ") and step (", s, ") must be finite with a non-zero step");
+  TVK_CHECK((b - a) / s >= 0 || a == b, op, ": the step (", s, ") goes away from end (", b, ") from start (", a, ")");
+  const double count = std::ceil((b - a) / s);
+  TVK_CHECK(count < static_cast<double>(int64_t{1} << 31), op, ": ", count, " values is too many");
+  const int64_t n = static_cast<int64_t>(count);
+  Tensor t = empty({n}, type);
+  for (int64_t i = 0; i < n; ++i) {
+    switch (type) {
+      case DType::Float32: t.data<float>()[i] = static_cast<float>(a + s * static_cast<double>(i)); break;
+      case DType::Int64:
+        t.data<int64_t>()[i] = ints ? start.toInt() + step.toInt() * i : static_cast<int64_t>(a + s * static_cast<double>(i));
+        break;
+      case DType::Bool: t.data<bool>()[i] = a + s * static_cast<double>(i) != 0; break;
+    }
+  }
+  return t.to(device_or_cpu(device));
+}
+Tensor arange(IValue end, std::optional<int64_t> dtype, std::optional<int64_t>, std::optional<Device> device,
+              std::optional<bool>) {
+  return arange_impl(IValue(int64_t{0}), end, IValue(int64_t{1}), dtype, device);
+}
+Tensor arange_start(IValue start, IValue end, std::optional<int64_t> dtype, std::optional<int64_t>,
+                    std::optional<Device> device, std::optional<bool>) {
+  return arange_impl(start, end, IValue(int64_t{1}), dtype, device);
+}
+Tensor arange_start_step(IValue start, IValue end, IValue step, std::optional<int64_t> dtype, std::optional<int64_t>,
+                         std::optional<Device> device, std::optional<bool>) {
+  return arange_impl(start, end, step, dtype, device);
+}
+
 Tensor clone(const Tensor& self, std::optional<int64_t>) {
   check_defined("aten::clone", self);
   return self.clone();
@@ -102,6 +242,31 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::tensor.float(float t, *, ScalarType? dtype=Non
 TVK_REGISTER_OP_ANY_DEVICE("aten::tensor.bool(bool t, *, ScalarType? dtype=None, Device? device=None, "
                            "bool requires_grad=False) -> Tensor",
                            tensor_bool);
+TVK_REGISTER_OP_ANY_DEVICE("aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, "
+                           "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                           full);
+TVK_REGISTER_OP_ANY_DEVICE("aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, "
+                           "Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+                           "MemoryFormat? memory_format=None) -> Tensor",
+                           full_like);
+TVK_REGISTER_OP_ANY_DEVICE("aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, "
+                           "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                           new_full);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
+                           "bool requires_grad=False) -> Tensor",
+                           tensor_list);
+TVK_REGISTER_OP_ANY_DEVICE("aten::as_tensor.list(t[] data, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+                           as_tensor_list);
+TVK_REGISTER_OP_ANY_DEVICE("aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, "
+                           "Device? device=None, bool? pin_memory=None) -> Tensor",
+                           arange);
+TVK_REGISTER_OP_ANY_DEVICE("aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, "
+                           "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                           arange_start);
+TVK_REGISTER_OP_ANY_DEVICE("aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "
+                           "ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                           "bool? pin_memory=None) -> Tensor",
+                           arange_start_step);
 TVK_REGISTER_OP_ANY_DEVICE("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", clone);
 TVK_REGISTER_OP_ANY_DEVICE("aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
                            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",

@@ -1,4 +1,5 @@
-// Ops that read only a tensor's metadata (size, dim, numel) or its single value (Int, Float):
+// Ops that read only a tensor's metadata (size, dim, numel, is_floating_point) or its single
+// value (Int, Float, item):
 // one kernel serves every device.
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -25,6 +26,20 @@ int64_t int_tensor(const Tensor& a) {
   return static_cast<int64_t>(single_value("aten::Int", a));
 }
 double float_tensor(const Tensor& a) { return single_value("aten::Float", a); }
+bool is_floating_point(const Tensor& self) {
+  check_defined("aten::is_floating_point", self);
+  return self.dtype() == DType::Float32;
+}
+// x.item(): a Python number of the tensor's kind (int for int64, exact; bool for bool).
+IValue item(const Tensor& self) {
+  check_defined("aten::item", self);
+  switch (self.dtype()) {
+    case DType::Int64: return IValue(int_tensor(self));
+    case DType::Bool: return IValue(single_value("aten::item", self) != 0);
+    case DType::Float32: break;
+  }
+  return IValue(single_value("aten::item", self));
+}
 // A number as a 0-D CPU tensor (traced models wrap sizes in it before int()): int64 for ints,
 // float32 for floats.
 Tensor num_to_tensor(const IValue& a) {
@@ -43,6 +58,8 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::dim(Tensor self) -> int", dim);
 TVK_REGISTER_OP_ANY_DEVICE("aten::numel(Tensor self) -> int", numel);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Int.Tensor(Tensor a) -> int", int_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Float.Tensor(Tensor a) -> float", float_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::is_floating_point(Tensor self) -> bool", is_floating_point);
+TVK_REGISTER_OP_ANY_DEVICE("aten::item(Tensor self) -> Scalar", item);
 TVK_REGISTER_OP("prim::NumToTensor.Scalar(Scalar a) -> Tensor", num_to_tensor);
 
 }  // namespace tvk::ops::cpu

@@ -1,6 +1,8 @@
-// Reductions: mean (all dims or a list), softmax and log_softmax along one dim.
+// Reductions: mean (all dims or a list), min and max of all elements, softmax and log_softmax
+// along one dim.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -31,6 +33,40 @@ Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, st
 Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) {
   return mean_impl("aten::mean", self, std::nullopt, false, dtype);
 }
+
+// torch.min(x) / torch.max(x): a 0-D tensor of x's dtype; NaN wins, as in PyTorch.
+template <bool kMax>
+Tensor extreme_all(const Tensor& self) {
+  const char* op = kMax ? "aten::max" : "aten::min";
+  check_defined(op, self);
+  TVK_CHECK(self.numel() > 0, op, ": the ", kMax ? "maximum" : "minimum", " of an empty tensor (",
+            self.shape_string(), ") is undefined; give a dim");
+  const Tensor x = self.contiguous();
+  Tensor out = empty({}, self.dtype());
+  auto pick = [&](const auto* p, auto* o) {
+    auto best = p[0];
+    for (int64_t i = 1; i < x.numel(); ++i) {
+      const auto v = p[i];
+      if constexpr (std::is_floating_point_v<std::remove_const_t<std::remove_reference_t<decltype(v)>>>) {
+        if (std::isnan(best)) break;
+        if (std::isnan(v)) {
+          best = v;
+          break;
+        }
+      }
+      if (kMax ? v > best : v < best) best = v;
+    }
+    *o = best;
+  };
+  switch (self.dtype()) {
+    case DType::Float32: pick(x.data<float>(), out.data<float>()); break;
+    case DType::Int64: pick(x.data<int64_t>(), out.data<int64_t>()); break;
+    case DType::Bool: pick(x.data<bool>(), out.data<bool>()); break;
+  }
+  return out;
+}
+Tensor min_all(const Tensor& self) { return extreme_all<false>(self); }
+Tensor max_all(const Tensor& self) { return extreme_all<true>(self); }
 
 // Softmax over `dim` viewed as [outer, size, inner]; log form subtracts log(sum) instead of dividing.
 Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, bool log) {
@@ -72,6 +108,8 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype
 TVK_REGISTER_OP("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
                 mean_dim);
 TVK_REGISTER_OP("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", mean_all);
+TVK_REGISTER_OP("aten::min(Tensor self) -> Tensor", min_all);
+TVK_REGISTER_OP("aten::max(Tensor self) -> Tensor", max_all);
 TVK_REGISTER_OP("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", softmax);
 TVK_REGISTER_OP("aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", log_softmax);
 

@@ -1,6 +1,6 @@
 // Selection, sorting and indexing: the ops detection and sequence models reach after their
-// convolutions (argmax, topk, sort, argsort, cumsum, index, index_select, gather, where,
-// embedding, nonzero, comparisons, masked_fill, torchvision::nms). Most have CPU kernels only:
+// convolutions (argmax, topk, sort, argsort, unique, cumsum, index, index_put_, index_select,
+// gather, where, embedding, nonzero, comparisons, masked_fill, torchvision::nms). Most have CPU kernels only:
 // data-dependent shapes and sorting fit a GPU poorly, and on Vulkan tensors they run through the
 // opt-in CPU fallback. index, index_select, embedding (gathers of rows), where, comparisons
 // with a scalar and masked_fill (swin_t's and maxvit_t's attention) have Vulkan kernels too
@@ -329,6 +329,136 @@ Tensor ne_scalar(const Tensor& self, Scalar other) {
   return compare_scalar("aten::ne", self, other, [](double a, double b) { return a != b; });
 }
 
+// Comparisons of two tensors, broadcast: each side read as a double (float32 and int64 values
+// below 2^53 compare exactly), giving a bool tensor.
+template <typename Cmp>
+Tensor compare_tensors(const char* op, const Tensor& self, const Tensor& other, Cmp cmp) {
+  check_defined(op, self);
+  check_defined(op, other, "other");
+  const IntList sizes = broadcast_shapes(op, self.sizes(), other.sizes());
+  Tensor out = empty(sizes, DType::Bool);
+  bool* po = out.data<bool>();
+  with_dtype(self, [&](auto* ta) {
+    using A = std::remove_pointer_t<decltype(ta)>;
+    return with_dtype(other, [&](auto* tb) {
+      using B = std::remove_pointer_t<decltype(tb)>;
+      const A* pa = self.template data<A>();
+      const B* pb = other.template data<B>();
+      strided_loop<2>(sizes, {broadcast_strides(self, sizes), broadcast_strides(other, sizes)},
+                      [&](int64_t i, int64_t oa, int64_t ob) {
+                        po[i] = cmp(static_cast<double>(pa[oa]), static_cast<double>(pb[ob]));
+                      });
+      return 0;
+    });
+  });
+  return out;
+}
+Tensor gt_tensor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::gt", self, other, [](double a, double b) { return a > b; });
+}
+Tensor lt_tensor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::lt", self, other, [](double a, double b) { return a < b; });
+}
+Tensor ge_tensor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::ge", self, other, [](double a, double b) { return a >= b; });
+}
+Tensor le_tensor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::le", self, other, [](double a, double b) { return a <= b; });
+}
+Tensor eq_tensor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::eq", self, other, [](double a, double b) { return a == b; });
+}
+Tensor ne_tensor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::ne", self, other, [](double a, double b) { return a != b; });
+}
+
+// torch.where(condition): the coordinates of the non-zero elements, one int64 tensor per dim.
+std::vector<Tensor> where_condition(const Tensor& condition) {
+  check_defined("aten::where", condition, "condition");
+  const Tensor coords = nonzero(condition);  // [hits, rank]
+  std::vector<Tensor> out;
+  const int64_t hits = coords.sizes()[0];
+  for (int64_t d = 0; d < condition.dim(); ++d)
+    out.push_back(coords.as_strided({hits}, {condition.dim()}, d).contiguous());
+  if (condition.dim() == 0) out.push_back(zeros({hits}, DType::Int64));  // as PyTorch: a 0-D tensor acts as 1-D
+  return out;
+}
+
+// torch.unique without dim: the distinct values of the flattened tensor in increasing order
+// (tvk sorts whether or not `sorted` asks it to; PyTorch's unsorted order is unspecified), and
+// when asked, each element's position in them (inverse, self's shape; also given with counts, as
+// PyTorch does) and how often each occurs (counts); empty tensors otherwise.
+std::tuple<Tensor, Tensor, Tensor> unique2(const Tensor& self, bool /*sorted*/, bool return_inverse, bool return_counts) {
+  const char* op = "aten::_unique2";
+  check_defined(op, self);
+  const Tensor flat = self.contiguous();
+  const int64_t n = flat.numel();
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  Tensor values, inverse = empty({0}, DType::Int64), counts = empty({0}, DType::Int64);
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* p = flat.template data<T>();
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return greater(p[b], p[a]); });
+    std::vector<T> distinct;
+    std::vector<int64_t> count, position(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      const T v = p[order[static_cast<size_t>(j)]];
+      // NaNs stay apart, as PyTorch keeps each NaN a value of its own.
+      const bool same = !distinct.empty() && distinct.back() == v;
+      if (!same) {
+        distinct.push_back(v);
+        count.push_back(0);
+      }
+      ++count.back();
+      position[static_cast<size_t>(order[static_cast<size_t>(j)])] = static_cast<int64_t>(distinct.size()) - 1;
+    }
+    values = empty({static_cast<int64_t>(distinct.size())}, self.dtype());
+    std::copy(distinct.begin(), distinct.end(), values.template data<T>());
+    if (return_inverse || return_counts) {  // PyTorch fills inverse for either
+      inverse = empty(self.sizes(), DType::Int64);
+      std::copy(position.begin(), position.end(), inverse.data<int64_t>());
+    }
+    if (return_counts) {
+      counts = empty({static_cast<int64_t>(count.size())}, DType::Int64);
+      std::copy(count.begin(), count.end(), counts.data<int64_t>());
+    }
+    return 0;
+  });
+  return {values, inverse, counts};
+}
+
+// self[indices] = values (accumulate: +=), values broadcast to the indexed shape and converted
+// to self's dtype; the indices as aten::index takes them (int64 or bool masks).
+Tensor index_put_(const Tensor& self, const IValue& indices, const Tensor& values, bool accumulate) {
+  const char* op = "aten::index_put_";
+  check_defined(op, values, "values");
+  const IndexPlan p = index_plan(op, self, optional_tensor_list(indices));
+  TVK_CHECK(broadcast_shapes(op, p.out_sizes, values.sizes()) == p.out_sizes, op, ": values of shape ",
+            values.shape_string(), " cannot be broadcast to the indexed shape ", shape_string(p.out_sizes));
+  Tensor source = empty(p.out_sizes, self.dtype());
+  copy_converting(source, values);
+  const Tensor target = self.is_contiguous() ? self : self.contiguous();
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* src = source.template data<T>();
+    T* dst = target.template data<T>();
+    const int64_t count = static_cast<int64_t>(p.rows.size());
+    for (int64_t o = 0; o < p.outer; ++o)
+      for (int64_t i = 0; i < count; ++i) {
+        T* row = dst + (o * p.size + p.rows[static_cast<size_t>(i)]) * p.inner;
+        const T* from = src + (o * count + i) * p.inner;
+        for (int64_t j = 0; j < p.inner; ++j) {
+          if constexpr (std::is_same_v<T, bool>) row[j] = accumulate ? (row[j] || from[j]) : from[j];
+          else row[j] = accumulate ? static_cast<T>(row[j] + from[j]) : from[j];
+        }
+      }
+    return 0;
+  });
+  if (!target.is_same(self)) copy_converting(self, target);
+  return self;
+}
+
 // self where mask is false, value where it is true, over the broadcast of the two shapes.
 Tensor masked_fill_scalar(const Tensor& self, const Tensor& mask, Scalar value) {
   const char* op = "aten::masked_fill";
@@ -406,6 +536,17 @@ TVK_REGISTER_OP("aten::ge.Scalar(Tensor self, Scalar other) -> Tensor", ge_scala
 TVK_REGISTER_OP("aten::le.Scalar(Tensor self, Scalar other) -> Tensor", le_scalar);
 TVK_REGISTER_OP("aten::eq.Scalar(Tensor self, Scalar other) -> Tensor", eq_scalar);
 TVK_REGISTER_OP("aten::ne.Scalar(Tensor self, Scalar other) -> Tensor", ne_scalar);
+TVK_REGISTER_OP("aten::gt.Tensor(Tensor self, Tensor other) -> Tensor", gt_tensor);
+TVK_REGISTER_OP("aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", lt_tensor);
+TVK_REGISTER_OP("aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", ge_tensor);
+TVK_REGISTER_OP("aten::le.Tensor(Tensor self, Tensor other) -> Tensor", le_tensor);
+TVK_REGISTER_OP("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", eq_tensor);
+TVK_REGISTER_OP("aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", ne_tensor);
+TVK_REGISTER_OP("aten::where(Tensor condition) -> Tensor[]", where_condition);
+TVK_REGISTER_OP("aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) "
+                "-> (Tensor, Tensor, Tensor)", unique2);
+TVK_REGISTER_OP("aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) "
+                "-> Tensor(a!)", index_put_);
 TVK_REGISTER_OP("aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", masked_fill_scalar);
 TVK_REGISTER_OP("torchvision::nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor", nms);
 

@@ -1,5 +1,6 @@
 // Shape and view ops: view, reshape, flatten, unsqueeze, select, slice, transpose(_), permute, t,
-// expand, contiguous, cat, copy_ (into a view); and the block copies roll, constant_pad_nd and pad. On the CPU the
+// expand, contiguous, unbind, meshgrid, cat, stack, repeat, copy_ (into a view); and the block
+// copies roll, constant_pad_nd and pad. On the CPU the
 // view ops return real views sharing storage, as PyTorch does.
 #include "ops/block_copy.h"
 #include "ops/cpu/cpu_loops.h"
@@ -11,7 +12,33 @@
 #include <string>
 
 namespace tvk::ops::cpu {
+
+// dst[...] = src: src broadcast to dst's shape and converted to dst's dtype; dst may be a view.
+template <typename To, typename From>
+static void convert_into(const Tensor& dst, const Tensor& src) {
+  To* pd = dst.data<To>();
+  const From* ps = src.data<From>();
+  strided_loop<2>(dst.sizes(), {dst.strides(), broadcast_strides(src, dst.sizes())},
+                  [&](int64_t, int64_t od, int64_t os) { pd[od] = static_cast<To>(ps[os]); });
+}
+template <typename To>
+static void convert_from_any(const Tensor& dst, const Tensor& src) {
+  switch (src.dtype()) {
+    case DType::Float32: return convert_into<To, float>(dst, src);
+    case DType::Int64: return convert_into<To, int64_t>(dst, src);
+    case DType::Bool: return convert_into<To, bool>(dst, src);
+  }
+}
+void copy_converting(const Tensor& dst, const Tensor& src) {
+  switch (dst.dtype()) {
+    case DType::Float32: return convert_from_any<float>(dst, src);
+    case DType::Int64: return convert_from_any<int64_t>(dst, src);
+    case DType::Bool: return convert_from_any<bool>(dst, src);
+  }
+}
+
 namespace {
+
 
 Tensor view(const Tensor& self, IntList size) {
   const IntList shape = infer_size("aten::view", std::move(size), self.numel());
@@ -78,26 +105,9 @@ Tensor contiguous(const Tensor& self, int64_t memory_format) {
   return self.contiguous();
 }
 
-// Copies float32 `src` into the float32 view `dst` of the same sizes, element by element
-// through both views' strides.
-void copy_view(const Tensor& dst, const Tensor& src) {
-  float* pd = dst.data<float>();
-  const float* ps = src.data<float>();
-  const IntList& sizes = src.sizes();
-  IntList index(sizes.size(), 0);
-  for (int64_t i = 0; i < src.numel(); ++i) {
-    int64_t od = 0, os = 0;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      od += index[d] * dst.strides()[d];
-      os += index[d] * src.strides()[d];
-    }
-    pd[od] = ps[os];
-    for (size_t d = sizes.size(); d-- > 0;) {
-      if (++index[d] < sizes[d]) break;
-      index[d] = 0;
-    }
-  }
-}
+// Copies `src` into the view `dst` of the same sizes and dtype, element by element through both
+// views' strides.
+void copy_view(const Tensor& dst, const Tensor& src) { copy_converting(dst, src); }
 
 Tensor run_blocks(const char* op, const Tensor& self, const BlockPlan& plan) {
   check_float(op, self);
@@ -126,7 +136,7 @@ Tensor pad(const Tensor& self, IntList pad, const std::string& mode, std::option
 
 Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim) {
   const CatPlan plan = plan_cat(op, tensors, dim);
-  Tensor out = empty(plan.out_sizes);
+  Tensor out = empty(plan.out_sizes, plan.inputs.empty() ? tensors.front().dtype() : plan.inputs.front().dtype());
   int64_t start = 0;
   for (const Tensor& t : plan.inputs) {
     const int64_t len = t.sizes()[plan.dim];
@@ -134,23 +144,6 @@ Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim)
     start += len;
   }
   return out;
-}
-// self[...] = src: src broadcast to self's shape and converted to self's dtype; self may be a
-// view (x[a:b] = v scripts as a slice, then copy_ into it).
-template <typename To, typename From>
-void convert_into(const Tensor& dst, const Tensor& src) {
-  To* pd = dst.data<To>();
-  const From* ps = src.data<From>();
-  strided_loop<2>(dst.sizes(), {dst.strides(), broadcast_strides(src, dst.sizes())},
-                  [&](int64_t, int64_t od, int64_t os) { pd[od] = static_cast<To>(ps[os]); });
-}
-template <typename To>
-void convert_from_any(const Tensor& dst, const Tensor& src) {
-  switch (src.dtype()) {
-    case DType::Float32: return convert_into<To, float>(dst, src);
-    case DType::Int64: return convert_into<To, int64_t>(dst, src);
-    case DType::Bool: return convert_into<To, bool>(dst, src);
-  }
 }
 Tensor copy_(const Tensor& self, const Tensor& src, bool) {
   const char* op = "aten::copy_";
@@ -161,15 +154,61 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool) {
             ": src of shape ", src.shape_string(), " cannot be broadcast to ", self.shape_string());
   // A source that shares self's storage is read in full before anything is written.
   const Tensor from = src.storage() == self.storage() ? src.clone() : src;
-  switch (self.dtype()) {
-    case DType::Float32: convert_from_any<float>(self, from); break;
-    case DType::Int64: convert_from_any<int64_t>(self, from); break;
-    case DType::Bool: convert_from_any<bool>(self, from); break;
-  }
+  copy_converting(self, from);
   return self;
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::cat", tensors, dim); }
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  const auto [parts, d] = stack_as_cat("aten::stack", tensors, dim);
+  return cat_impl("aten::stack", parts, d);
+}
+
+// unbind: every index along dim, as views; stack: the tensors, each unsqueezed at dim, joined.
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  check_defined("aten::unbind", self);
+  TVK_CHECK(self.dim() > 0, "aten::unbind: a 0-D tensor cannot be unbound");
+  const int64_t d = wrap_dim("aten::unbind", dim, self.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  return out;
+}
+
+Tensor repeat(const Tensor& self, IntList repeats) {
+  IntList out_sizes;
+  return as_view(self, repeat_geometry("aten::repeat", self, repeats, &out_sizes)).contiguous().view(out_sizes);
+}
+
+// meshgrid of 1-D (or 0-D) tensors: "ij" gives each the shape of all the lengths, varying along
+// its own dimension; "xy" swaps the first two dimensions (as NumPy).
+std::vector<Tensor> meshgrid_impl(const std::vector<Tensor>& tensors, const std::string& indexing) {
+  const char* op = "aten::meshgrid";
+  TVK_CHECK(indexing == "ij" || indexing == "xy", op, ": indexing must be \"ij\" or \"xy\", got \"", indexing, "\"");
+  TVK_CHECK(!tensors.empty(), op, ": expected a non-empty list of tensors");
+  const bool swap = indexing == "xy" && tensors.size() >= 2;
+  IntList lengths;
+  for (const Tensor& t : tensors) {
+    check_defined(op, t, "tensors");
+    TVK_CHECK(t.dim() <= 1, op, ": expected 0-D or 1-D tensors, got ", t.shape_string());
+    TVK_CHECK(t.dtype() == tensors.front().dtype() && t.device() == tensors.front().device(), op,
+              ": the tensors must share one dtype and device");
+    lengths.push_back(t.numel());
+  }
+  if (swap) std::swap(lengths[0], lengths[1]);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const size_t axis = swap && i < 2 ? 1 - i : i;
+    IntList strides(lengths.size(), 0);
+    strides[axis] = tensors[i].dim() == 0 ? 0 : tensors[i].strides()[0];
+    out.push_back(tensors[i].as_strided(lengths, strides, tensors[i].storage_offset()));
+  }
+  return out;
+}
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors) { return meshgrid_impl(tensors, "ij"); }
+std::vector<Tensor> meshgrid_indexing(const std::vector<Tensor>& tensors, const std::string& indexing) {
+  return meshgrid_impl(tensors, indexing);
+}
 Tensor cat_underscore(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::_cat", tensors, dim); }
 
 }  // namespace
@@ -196,6 +235,11 @@ TVK_REGISTER_OP("aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=
 TVK_REGISTER_OP("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", copy_);
 TVK_REGISTER_OP("aten::cat(Tensor[] tensors, int dim=0) -> Tensor", cat);
 TVK_REGISTER_OP("aten::_cat(Tensor[] tensors, int dim=0) -> Tensor", cat_underscore);
+TVK_REGISTER_OP("aten::stack(Tensor[] tensors, int dim=0) -> Tensor", stack);
+TVK_REGISTER_OP("aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", unbind);
+TVK_REGISTER_OP("aten::repeat(Tensor self, SymInt[] repeats) -> Tensor", repeat);
+TVK_REGISTER_OP("aten::meshgrid(Tensor[] tensors) -> Tensor[]", meshgrid);
+TVK_REGISTER_OP("aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", meshgrid_indexing);
 TVK_REGISTER_OP("aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", roll);
 TVK_REGISTER_OP("aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", constant_pad_nd);
 TVK_REGISTER_OP("aten::pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", pad);

@@ -1,29 +1,51 @@
-// aten::to with a device: the transfers optimize_for_mobile inserts at a model's inputs and
-// outputs. One kernel serves every device (it only moves or converts).
+// aten::to: the transfers optimize_for_mobile inserts at a model's inputs and outputs, and dtype
+// conversions. Moves serve every device; a conversion runs on the CPU (cpu_loops.h
+// copy_converting), and on Vulkan throws UnsupportedError, which the opt-in CPU fallback takes.
+#include "ops/cpu/cpu_loops.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 
 namespace tvk::ops::cpu {
 namespace {
 
-Tensor to_prim_device(const Tensor& self, std::optional<Device> device, std::optional<int64_t> dtype, bool,
-                      bool copy) {
+Tensor convert(const Tensor& self, DType type) {
+  if (self.device() != Device::CPU)
+    throw UnsupportedError(detail::concat("aten::to: converting a ", to_string(self.device()), " tensor from ",
+                                          to_string(self.dtype()), " to ", to_string(type),
+                                          " is not supported there (the CPU fallback runs it on the CPU)"));
+  Tensor out = empty(self.sizes(), type);
+  copy_converting(out, self);
+  return out;
+}
+
+Tensor to_impl(const Tensor& self, std::optional<Device> device, std::optional<int64_t> dtype, bool copy) {
   check_defined("aten::to", self);
   const DType type = dtype ? dtype_from_code("aten::to", dtype) : self.dtype();
-  TVK_CHECK(type == self.dtype(), "aten::to: dtype conversion is not supported (", to_string(self.dtype()), " to ",
-            to_string(type), ")");
-  Tensor out = self.to(device.value_or(self.device()));
+  Tensor out = self;
+  if (type != self.dtype()) {
+    // Convert where the data is cheapest to read: on the CPU before a move away, after a move to it.
+    out = self.device() == Device::CPU ? convert(self, type).to(device.value_or(Device::CPU))
+                                       : convert(self.to(device.value_or(self.device())), type);
+    return out;
+  }
+  out = self.to(device.value_or(self.device()));
   return copy && out.is_same(self) ? out.clone() : out;
 }
 
-Tensor to_device(const Tensor& self, Device device, int64_t dtype, bool non_blocking, bool copy,
-                 std::optional<int64_t>) {
-  return to_prim_device(self, device, dtype, non_blocking, copy);
+Tensor to_prim_device(const Tensor& self, std::optional<Device> device, std::optional<int64_t> dtype, bool, bool copy) {
+  return to_impl(self, device, dtype, copy);
 }
-// x.to(dtype) where the dtype is the tensor's own (a dynamic-quantized linear's
-// `Y.to(x.dtype)`): the tensor itself, or a copy.
-Tensor to_dtype(const Tensor& self, int64_t dtype, bool non_blocking, bool copy, std::optional<int64_t>) {
-  return to_prim_device(self, std::nullopt, dtype, non_blocking, copy);
+Tensor to_device(const Tensor& self, Device device, int64_t dtype, bool, bool copy, std::optional<int64_t>) {
+  return to_impl(self, device, dtype, copy);
+}
+Tensor to_dtype(const Tensor& self, int64_t dtype, bool, bool copy, std::optional<int64_t>) {
+  return to_impl(self, std::nullopt, dtype, copy);
+}
+// x.to(other): other's dtype and device.
+Tensor to_other(const Tensor& self, const Tensor& other, bool, bool copy, std::optional<int64_t>) {
+  check_defined("aten::to", other, "other");
+  const int64_t code = other.dtype() == DType::Float32 ? 6 : other.dtype() == DType::Int64 ? 4 : 11;
+  return to_impl(self, other.device(), code, copy);
 }
 
 }  // namespace
@@ -37,5 +59,8 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::to.device(Tensor(a) self, Device device, Scala
 TVK_REGISTER_OP_ANY_DEVICE("aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
                            "MemoryFormat? memory_format=None) -> Tensor(a)",
                            to_dtype);
+TVK_REGISTER_OP_ANY_DEVICE("aten::to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
+                           "MemoryFormat? memory_format=None) -> Tensor(a)",
+                           to_other);
 
 }  // namespace tvk::ops::cpu

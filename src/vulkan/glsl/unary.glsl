@@ -15,7 +15,7 @@ layout(push_constant) uniform Params {
 
 const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH = 5, HARDSWISH = 6,
           HARDSIGMOID = 7, SILU = 8, GELU = 9, RELU6 = 10, NEG = 11, EXP = 12, SQRT = 13, RSQRT = 14,
-          GELU_TANH = 15, POW = 16, FAKE_QUANT = 17;
+          GELU_TANH = 15, POW = 16, FAKE_QUANT = 17, RECIPROCAL = 18;
 
 // Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
 float erf_approx(float z) {
@@ -49,6 +49,7 @@ void main() {
   else if (OP == NEG) r = -v;
   else if (OP == EXP) r = exp(v);
   else if (OP == SQRT) r = sqrt(v);
+  else if (OP == RECIPROCAL) r = 1.0 / v;
   else if (OP == POW) {
     // As std::pow: GLSL's pow is undefined for a negative base, and for 0 ** 0.
     float a = p0 == 2.0 ? v * v : (p0 == 0.0 ? 1.0 : pow(abs(v), p0));

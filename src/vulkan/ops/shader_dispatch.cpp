@@ -141,7 +141,11 @@ int32_t to_i32(const char* op, int64_t v) {
 Tensor empty_vulkan(const IntList& sizes) { return empty(sizes, DType::Float32, tvk::Device::Vulkan); }
 
 void check_vulkan_float(const char* op, const Tensor& t, const char* arg) {
-  ops::check_float(op, t, arg);
+  ops::check_defined(op, t, arg);
+  // UnsupportedError: a case this kernel lacks, which the opt-in CPU fallback runs instead.
+  if (t.dtype() != DType::Float32)
+    throw UnsupportedError(detail::concat(op, ": argument '", arg, "' must be float32 on Vulkan, got ",
+                                          to_string(t.dtype()), " (the CPU fallback runs it on the CPU)"));
   TVK_CHECK(t.device() == tvk::Device::Vulkan, op, ": argument '", arg, "' is not a Vulkan tensor");
 }
 

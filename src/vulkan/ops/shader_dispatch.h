@@ -99,6 +99,7 @@ inline void right_aligned(uint32_t (&dst)[kMaxElementwiseRank], const IntList& v
 // A new contiguous float32 Vulkan tensor.
 Tensor empty_vulkan(const IntList& sizes);
 // Checks `t` is a float32 Vulkan tensor, naming the op.
+// Throws UnsupportedError (which the CPU fallback takes) for a dtype other than float32.
 void check_vulkan_float(const char* op, const Tensor& t, const char* arg = "self");
 
 }  // namespace tvk::vulkan

@@ -3,7 +3,8 @@
 // expand copy the geometry the CPU would view (ops/view_geometry.h) into a new tensor. Those
 // copies (expand's aside) note where they came from (core/storage.h, ViewSource), so that an
 // in-place op on one, copy_ included, writes through to the tensor it was taken from. cat
-// copies each input into its slice of the output, and roll and constant padding copy the
+// (and stack, a cat of unsqueezed inputs) copies each input into its slice of the output, repeat
+// copies a view with stride 0 along the repeats, unbind is select at every index, and roll and constant padding copy the
 // blocks of ops/block_copy.h.
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ Tensor unsqueeze(const Tensor& self, int64_t dim) {
 template <typename Geometry>
 Tensor copy_view(const char* op, const Tensor& self, Geometry&& geometry) {
   const ops::ViewGeometry g = geometry(self);
+  // A view of all of self (x[:], the printer's torch.slice(x) before a real slice) is self:
+  // writes through it reach self, as through PyTorch's view.
+  const ops::ViewGeometry whole = ops::geometry_of(self);
+  if (g.sizes == whole.sizes && g.strides == whole.strides && g.offset == whole.offset) return self;
   Tensor out = materialize(op, self, g);
   const ViewSource* parent = self.storage()->view_source();
   if (parent == nullptr) {
@@ -189,6 +194,30 @@ Tensor pad(const Tensor& self, IntList pad, const std::string& mode, std::option
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::cat", tensors, dim); }
 Tensor cat_underscore(const std::vector<Tensor>& tensors, int64_t dim) { return cat_impl("aten::_cat", tensors, dim); }
+// The geometry's rank (two dims per repeated one, fewer where a size or repeat is 1) must fit
+// strided_copy's 6.
+Tensor repeat(const Tensor& self, IntList repeats) {
+  check_vulkan_float("aten::repeat", self, "self");
+  IntList out_sizes;
+  const ops::ViewGeometry g = ops::repeat_geometry("aten::repeat", self, repeats, &out_sizes);
+  if (numel_of(out_sizes) == 0) return empty_vulkan(out_sizes);
+  if (g.sizes.size() > 6)
+    throw UnsupportedError(detail::concat("aten::repeat: repeats ", shape_string(repeats), " of ", self.shape_string(),
+                                          " need a copy of rank ", g.sizes.size(), "; Vulkan copies have rank <= 6"));
+  return materialize("aten::repeat", self, g).view(out_sizes);
+}
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  ops::check_defined("aten::unbind", self);
+  TVK_CHECK(self.dim() > 0, "aten::unbind: a 0-D tensor cannot be unbound");
+  const int64_t d = ops::wrap_dim("aten::unbind", dim, self.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  return out;
+}
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  const auto [parts, d] = ops::stack_as_cat("aten::stack", tensors, dim);
+  return cat_impl("aten::stack", parts, d);
+}
 
 }  // namespace
 
@@ -212,5 +241,8 @@ TVK_REGISTER_VULKAN_KERNEL("aten::contiguous", contiguous);
 TVK_REGISTER_VULKAN_KERNEL("aten::copy_", copy_);
 TVK_REGISTER_VULKAN_KERNEL("aten::cat", cat);
 TVK_REGISTER_VULKAN_KERNEL("aten::_cat", cat_underscore);
+TVK_REGISTER_VULKAN_KERNEL("aten::stack", stack);
+TVK_REGISTER_VULKAN_KERNEL("aten::repeat", repeat);
+TVK_REGISTER_VULKAN_KERNEL("aten::unbind.int", unbind);
 
 }  // namespace tvk::vulkan

@@ -1,5 +1,5 @@
 // Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations (relu, relu6,
-// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), neg, exp, sqrt, rsqrt, pow with a scalar
+// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), neg, exp, sqrt, rsqrt, reciprocal, pow with a scalar
 // exponent, clamps and scalar arithmetic. In-place
 // forms bind the same buffer as input and output.
 #include <limits>
@@ -15,7 +15,7 @@ namespace {
 enum UnaryOp : uint32_t {
   kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
   kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kNeg = 11, kExp = 12, kSqrt = 13, kRsqrt = 14,
-  kGeluTanh = 15, kPow = 16, kFakeQuant = 17,
+  kGeluTanh = 15, kPow = 16, kFakeQuant = 17, kReciprocal = 18,
 };
 
 struct UnaryParams {
@@ -110,6 +110,7 @@ TVK_VULKAN_POINTWISE(neg, kNeg)
 TVK_VULKAN_POINTWISE(exp, kExp)
 TVK_VULKAN_POINTWISE(sqrt, kSqrt)
 TVK_VULKAN_POINTWISE(rsqrt, kRsqrt)
+TVK_VULKAN_POINTWISE(reciprocal, kReciprocal)
 #undef TVK_VULKAN_POINTWISE
 
 Tensor gelu(const Tensor& self, std::string approximate) {
@@ -159,6 +160,8 @@ TVK_REGISTER_VULKAN_KERNEL("aten::sqrt", sqrt);
 TVK_REGISTER_VULKAN_KERNEL("aten::sqrt_", sqrt_);
 TVK_REGISTER_VULKAN_KERNEL("aten::rsqrt", rsqrt);
 TVK_REGISTER_VULKAN_KERNEL("aten::rsqrt_", rsqrt_);
+TVK_REGISTER_VULKAN_KERNEL("aten::reciprocal", reciprocal);
+TVK_REGISTER_VULKAN_KERNEL("aten::reciprocal_", reciprocal_);
 TVK_REGISTER_VULKAN_KERNEL("aten::gelu", gelu);
 
 }  // namespace tvk::vulkan
