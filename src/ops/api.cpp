@@ -1,5 +1,6 @@
 // The typed C++ op API: thin wrappers over the dispatcher.
 #include "ops/registry.h"
+#include "ops/shape_utils.h"
 #include "tvk/ops.h"
 
 namespace tvk {
@@ -11,7 +12,6 @@ IValue optional_tensor(const Tensor& t) { return t.defined() ? IValue(t) : IValu
 IValue int_list(const IntList& v) { return IValue(v); }
 IValue double_list(const std::vector<double>& v) { return IValue::list(List(v.begin(), v.end())); }
 Tensor tensor_op(const char* name, Stack args) { return call_op(name, std::move(args)).toTensor(); }
-int64_t dtype_code(DType t) { return t == DType::Float32 ? 6 : t == DType::Int64 ? 4 : 11; }
 }  // namespace
 
 IValue call_op(const std::string& full_name, Stack args) { return ops::call(full_name, std::move(args)); }
@@ -181,7 +181,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 Tensor empty_strided(const IntList& size, const IntList& stride, DType dtype, Device device) {
   return tensor_op("aten::empty_strided",
-                   {int_list(size), int_list(stride), dtype_code(dtype), IValue(), IValue(device), IValue()});
+                   {int_list(size), int_list(stride), ops::dtype_code(dtype), IValue(), IValue(device), IValue()});
 }
 
 }  // namespace tvk

@@ -232,6 +232,14 @@ void write_back_view(const OpEntry& op, const Tensor& self, const IValue& result
   call(require_op("aten::copy_"), Stack{IValue(root_view), IValue(copy), IValue(false)});
 }
 
+// call_on_cpu, then for an in-place op the write-back to the tensor a Vulkan view came from.
+IValue fall_back(const OpEntry& op, Stack args) {
+  const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
+  IValue result = call_on_cpu(op, std::move(args));
+  if (op.mutates_self) write_back_view(op, self, result);
+  return result;
+}
+
 }  // namespace
 
 IValue call(const OpEntry& op, Stack args) {
@@ -242,21 +250,11 @@ IValue call(const OpEntry& op, Stack args) {
       cpu = cpu || has_device(v, Device::CPU);
       vulkan = vulkan || has_device(v, Device::Vulkan);
     }
-    if (cpu && vulkan) {
-      const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
-      IValue result = call_on_cpu(op, std::move(args));
-      if (op.mutates_self) write_back_view(op, self, result);
-      return result;
-    }
+    if (cpu && vulkan) return fall_back(op, std::move(args));
   }
   const Device device = dispatch_device(op, args);
   const BoxedKernel& kernel = device == Device::Vulkan ? op.vulkan : op.cpu;
-  if (!kernel && device == Device::Vulkan && op.cpu && cpu_fallback_enabled()) {
-    const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
-    IValue result = call_on_cpu(op, std::move(args));
-    if (op.mutates_self) write_back_view(op, self, result);
-    return result;
-  }
+  if (!kernel && device == Device::Vulkan && op.cpu && cpu_fallback_enabled()) return fall_back(op, std::move(args));
   if (!kernel) {
     throw UnsupportedError(detail::concat(op.schema.full_name(), " is not supported on the ", 
                                           device == Device::Vulkan ? "Vulkan" : "CPU",

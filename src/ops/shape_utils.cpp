@@ -216,6 +216,8 @@ DType dtype_from_code(const char* op, std::optional<int64_t> code) {
   throw Error(detail::concat(op, ": dtype code ", *code, " is not supported (float32 = 6, int64 = 4, bool = 11)"));
 }
 
+int64_t dtype_code(DType t) { return t == DType::Float32 ? 6 : t == DType::Int64 ? 4 : 11; }
+
 void check_float_dtype_arg(const char* op, std::optional<int64_t> code) {
   TVK_CHECK(!code || *code == 6, op, ": only dtype=float32 (6) is supported, got dtype code ", *code);
 }

@@ -59,6 +59,7 @@ struct ReducePlan {
 ReducePlan plan_reduce(const char* op, const Tensor& t, const std::optional<IntList>& dims, bool keepdim);
 // dtype codes of PyTorch's ScalarType as TorchScript passes them (6 = float32, 4 = int64, 11 = bool).
 DType dtype_from_code(const char* op, std::optional<int64_t> code);
+int64_t dtype_code(DType t);
 // Accepts only float32 (or None) for ops that cast their input by a `dtype` argument.
 void check_float_dtype_arg(const char* op, std::optional<int64_t> code);
 

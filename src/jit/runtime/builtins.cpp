@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "jit/runtime/interpreter.h"
+#include "ops/shape_utils.h"
 
 namespace tvk::jit {
 
@@ -552,9 +553,7 @@ bool call_builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IV
     return true;
   }
   if (path == "ops.prim.dtype" && args.size() == 1 && args[0].isTensor()) {
-    // PyTorch's ScalarType codes: float32 = 6, int64 = 4, bool = 11.
-    const DType d = args[0].toTensor().dtype();
-    *result = IValue(int64_t{d == DType::Float32 ? 6 : d == DType::Int64 ? 4 : 11});
+    *result = IValue(ops::dtype_code(args[0].toTensor().dtype()));  // PyTorch's ScalarType code
     return true;
   }
   if (!kwargs.empty()) return false;

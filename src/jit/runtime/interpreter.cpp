@@ -272,11 +272,16 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
     return IValue();
   }
   if (const FunctionDef* fn = unit_.find_function(path)) return call_function(*fn, path, std::move(args), kwargs);
+  // An empty object of a script class.
+  auto new_object = [](const std::string& class_name, const ClassInfo& cls) {
+    auto obj = std::make_shared<Object>();
+    obj->type_name = class_name;
+    obj->named_tuple = cls.is_named_tuple;
+    return obj;
+  };
   if (const ClassInfo* cls = unit_.find_class(path)) {
     // Constructing a script class (NamedTuple-like or with __init__).
-    auto obj = std::make_shared<Object>();
-    obj->type_name = path;
-    obj->named_tuple = cls->is_named_tuple;
+    auto obj = new_object(path, *cls);
     if (const FunctionDef* init = cls->method("__init__")) {
       args.insert(args.begin(), IValue(obj));
       call_function(*init, path + ".__init__", std::move(args), kwargs);
@@ -289,12 +294,7 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
   // The printer's form of constructing a script class: `C.__new__(C)`, then `(obj).__init__(...)`.
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".__new__") == 0) {
     const std::string class_name = path.substr(0, path.size() - 8);
-    if (const ClassInfo* cls = unit_.find_class(class_name)) {
-      auto obj = std::make_shared<Object>();
-      obj->type_name = class_name;
-      obj->named_tuple = cls->is_named_tuple;
-      return IValue(obj);
-    }
+    if (const ClassInfo* cls = unit_.find_class(class_name)) return IValue(new_object(class_name, *cls));
   }
   if (path == "range" || path == "builtins.range") {
     if (args.empty() || args.size() > 3) fail_at(loc, "range() takes 1 to 3 arguments");

@@ -44,8 +44,7 @@ Tensor to_dtype(const Tensor& self, int64_t dtype, bool, bool copy, std::optiona
 // x.to(other): other's dtype and device.
 Tensor to_other(const Tensor& self, const Tensor& other, bool, bool copy, std::optional<int64_t>) {
   check_defined("aten::to", other, "other");
-  const int64_t code = other.dtype() == DType::Float32 ? 6 : other.dtype() == DType::Int64 ? 4 : 11;
-  return to_impl(self, other.device(), code, copy);
+  return to_impl(self, other.device(), dtype_code(other.dtype()), copy);
 }
 
 }  // namespace
