@@ -35,7 +35,16 @@ struct ConvWeights {
   // Winograd: 36 weight sets of the Oc8 form (one per transformed tap) and a zero bias.
   Tensor winograd;
   Buffer::TexelFormat winograd_format = Buffer::TexelFormat::RGBA32;
+  // Pointwise convolutions that run as a GEMM (conv_gemm_wanted): the weights as a plain
+  // [out, in] matrix (R16F in fp16 precision) and the bias as given; undefined otherwise.
+  Tensor gemm_weight, gemm_bias;
+  Buffer::TexelFormat gemm_format = Buffer::TexelFormat::R32;
 };
+
+// Whether pointwise convolutions keep their weights for a batched GEMM (gemm.h), which runs them
+// at batch 2+: in fp16 precision on devices with cooperative matrices (tensor cores).
+// TVK_CONV_GEMM=1 takes the GEMM on every device and batch (to test it on lavapipe), =0 never.
+bool conv_gemm_wanted();
 
 // `stride` and `dilation` as the op was given them (one value or two).
 ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed, const IntList& stride,
