@@ -19,12 +19,15 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     if (t->defined()) check_vulkan_float(op, *t, "per-channel tensor");
   Tensor out = empty_vulkan(input.sizes());
   const int64_t inner = channels * input.sizes()[0] == 0 ? 1 : input.numel() / (channels * input.sizes()[0]);
+  // Planes of a multiple of 4 values go 4 at a time (batch_norm.glsl QUADS).
+  const int64_t per = inner % 4 == 0 ? 4 : 1;
   struct {
     uint32_t numel, channels, inner, has_weight, has_bias;
     float eps;
-  } params{static_cast<uint32_t>(input.numel()), static_cast<uint32_t>(channels), static_cast<uint32_t>(inner),
-           weight.defined() ? 1u : 0u, bias.defined() ? 1u : 0u, static_cast<float>(eps)};
-  launch(ShaderLaunch{"batch_norm", elementwise_global(input.numel()), {64, 1, 1}, {}},
+  } params{static_cast<uint32_t>(input.numel() / per), static_cast<uint32_t>(channels),
+           static_cast<uint32_t>(inner / per), weight.defined() ? 1u : 0u, bias.defined() ? 1u : 0u,
+           static_cast<float>(eps)};
+  launch(ShaderLaunch{"batch_norm", elementwise_global(input.numel() / per), {64, 1, 1}, {per == 4 ? 1u : 0u}},
          {out, input, weight.defined() ? weight : running_mean, bias.defined() ? bias : running_mean, running_mean,
           running_var},
          params);
