@@ -502,6 +502,21 @@ bool returns_tensors(const Node& n) {
     if (r.find("Tensor") != std::string::npos) return true;
   return false;
 }
+
+// Whether every tensor n makes goes only where the CPU has it anyway: to nodes that run on the
+// CPU under the fallback, or to transfers to the CPU (the method's outputs).
+bool feeds_only_cpu(const Graph& g, const Node& n, Device device, const ops::OpEntry& to) {
+  for (const Value* out : n.outputs) {
+    if (out->type != ValueType::Tensor) continue;
+    for (const Node* user : g.uses(out)) {
+      const bool to_cpu = user->kind == NodeKind::Op && user->op == &to && user->args.size() > 1 &&
+                          !user->args[1].is_value() && user->args[1].constant.isDevice() &&
+                          user->args[1].constant.toDevice() == Device::CPU;
+      if (!to_cpu && !falls_back_to_cpu(*user, device)) return false;
+    }
+  }
+  return true;
+}
 }  // namespace
 
 PartitionReport partition_for_cpu_fallback(Graph& g, Device device) {
@@ -534,7 +549,19 @@ PartitionReport partition_for_cpu_fallback(Graph& g, Device device) {
         where[n->outputs[0]] = n->args[1].constant.toDevice();
       continue;
     }
-    const bool on_cpu = falls_back_to_cpu(*n, device);
+    // An op with kernels on both sides stays on the CPU when its tensor inputs are all there and
+    // its results go only to the CPU: on Vulkan it would cost a transfer each way (argmax of a
+    // CPU cumsum that the method returns). Ops feeding Vulkan ops go to Vulkan, so a CPU part
+    // never spreads into the network after it.
+    bool inputs_on_cpu = n->op->cpu != nullptr && returns_tensors(*n) && !returns_view(*n), any_input = false;
+    for (const Arg& a : n->args) {
+      if (!inputs_on_cpu || !a.is_value() || a.value->type != ValueType::Tensor) continue;
+      auto w = where.find(a.value);
+      any_input = true;
+      inputs_on_cpu = w != where.end() && w->second == Device::CPU;
+    }
+    const bool on_cpu = falls_back_to_cpu(*n, device) ||
+                        (inputs_on_cpu && any_input && feeds_only_cpu(g, *n, device, to));
     if (on_cpu) report.cpu_nodes.push_back(n->describe() + (n->source.empty() ? "" : " at " + n->source));
     // Metadata ops (size, dim) run wherever their input is.
     if (!on_cpu && !returns_tensors(*n)) continue;
