@@ -1,5 +1,6 @@
 #include "ops/index_plan.h"
 
+#include "ops/registry.h"
 #include "ops/shape_utils.h"
 
 namespace tvk::ops {
@@ -7,7 +8,8 @@ namespace tvk::ops {
 namespace {
 
 // A bool mask over k dimensions stands for k int64 indices: the coordinates of its true
-// elements (as PyTorch's x[mask] does through nonzero).
+// elements, torch.where(mask) (as PyTorch's x[mask] does through nonzero). Masks are host
+// tensors here, so that runs the CPU kernel.
 std::vector<Tensor> masks_as_indices(const char* op, const Tensor& self, const std::vector<Tensor>& indices) {
   std::vector<Tensor> out;
   for (const Tensor& index : indices) {
@@ -23,19 +25,7 @@ std::vector<Tensor> masks_as_indices(const char* op, const Tensor& self, const s
                 " at index ", i, " does not match the shape of the indexed tensor ", self.shape_string(),
                 " at dimension ", d + i);
     TVK_CHECK(k > 0, op, ": 0-D boolean masks are not supported");
-    const Tensor mask = index.contiguous();
-    const bool* m = mask.data<bool>();
-    const IntList strides = contiguous_strides(mask.sizes());
-    int64_t hits = 0;
-    for (int64_t e = 0; e < mask.numel(); ++e) hits += m[e] ? 1 : 0;
-    std::vector<Tensor> coords;
-    for (int64_t i = 0; i < k; ++i) coords.push_back(empty({hits}, DType::Int64));
-    int64_t h = 0;
-    for (int64_t e = 0; e < mask.numel(); ++e) {
-      if (!m[e]) continue;
-      for (int64_t i = 0; i < k; ++i) coords[static_cast<size_t>(i)].data<int64_t>()[h] = e / strides[i] % mask.sizes()[i];
-      ++h;
-    }
+    const std::vector<Tensor> coords = call("aten::where", {IValue(index)}).toTensorList();  // one per mask dim
     out.insert(out.end(), coords.begin(), coords.end());
   }
   return out;

@@ -25,6 +25,15 @@ struct IndexPlan {
 // tvk::Error naming `op` otherwise.
 IndexPlan index_plan(const char* op, const Tensor& self, const std::vector<Tensor>& indices);
 
+// Calls f(from, to) for each row of p.inner elements the indexing moves: `from` its element
+// offset in the indexed block (self, contiguous), `to` in the result ([outer, rows, inner]).
+template <typename F>
+void for_each_indexed_row(const IndexPlan& p, F&& f) {
+  const int64_t count = static_cast<int64_t>(p.rows.size());
+  for (int64_t o = 0; o < p.outer; ++o)
+    for (int64_t i = 0; i < count; ++i) f((o * p.size + p.rows[static_cast<size_t>(i)]) * p.inner, (o * count + i) * p.inner);
+}
+
 // A `Tensor?[]` argument: None elements become undefined tensors.
 std::vector<Tensor> optional_tensor_list(const IValue& list);
 

@@ -503,16 +503,22 @@ bool returns_tensors(const Node& n) {
   return false;
 }
 
+// The device an explicit transfer (`to`, aten::to.prim_Device) moves to; none for other nodes
+// or a device given at run time.
+std::optional<Device> transfer_target(const Node& n, const ops::OpEntry& to) {
+  if (n.kind != NodeKind::Op || n.op != &to || n.args.size() < 2 || n.args[1].is_value() ||
+      !n.args[1].constant.isDevice())
+    return std::nullopt;
+  return n.args[1].constant.toDevice();
+}
+
 // Whether every tensor n makes goes only where the CPU has it anyway: to nodes that run on the
 // CPU under the fallback, or to transfers to the CPU (the method's outputs).
 bool feeds_only_cpu(const Graph& g, const Node& n, Device device, const ops::OpEntry& to) {
   for (const Value* out : n.outputs) {
     if (out->type != ValueType::Tensor) continue;
     for (const Node* user : g.uses(out)) {
-      const bool to_cpu = user->kind == NodeKind::Op && user->op == &to && user->args.size() > 1 &&
-                          !user->args[1].is_value() && user->args[1].constant.isDevice() &&
-                          user->args[1].constant.toDevice() == Device::CPU;
-      if (!to_cpu && !falls_back_to_cpu(*user, device)) return false;
+      if (transfer_target(*user, to) != Device::CPU && !falls_back_to_cpu(*user, device)) return false;
     }
   }
   return true;
@@ -545,8 +551,7 @@ PartitionReport partition_for_cpu_fallback(Graph& g, Device device) {
   for (Node* n : g.all_nodes()) {
     if (n->kind != NodeKind::Op) continue;
     if (n->op == &to) {  // an explicit transfer: its output is where it says
-      if (n->args.size() > 1 && !n->args[1].is_value() && n->args[1].constant.isDevice())
-        where[n->outputs[0]] = n->args[1].constant.toDevice();
+      if (const std::optional<Device> target = transfer_target(*n, to)) where[n->outputs[0]] = *target;
       continue;
     }
     // An op with kernels on both sides stays on the CPU when its tensor inputs are all there and

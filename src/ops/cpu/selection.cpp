@@ -162,11 +162,7 @@ Tensor index(const Tensor& self, const IValue& indices) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* src = in.template data<T>();
     T* dst = out.template data<T>();
-    const int64_t count = static_cast<int64_t>(p.rows.size());
-    for (int64_t o = 0; o < p.outer; ++o)
-      for (int64_t i = 0; i < count; ++i)
-        std::copy_n(src + (o * p.size + p.rows[static_cast<size_t>(i)]) * p.inner, p.inner,
-                    dst + (o * count + i) * p.inner);
+    for_each_indexed_row(p, [&](int64_t from, int64_t to) { std::copy_n(src + from, p.inner, dst + to); });
   });
   return out;
 }
@@ -443,16 +439,15 @@ Tensor index_put_(const Tensor& self, const IValue& indices, const Tensor& value
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* src = source.template data<T>();
     T* dst = target.template data<T>();
-    const int64_t count = static_cast<int64_t>(p.rows.size());
-    for (int64_t o = 0; o < p.outer; ++o)
-      for (int64_t i = 0; i < count; ++i) {
-        T* row = dst + (o * p.size + p.rows[static_cast<size_t>(i)]) * p.inner;
-        const T* from = src + (o * count + i) * p.inner;
-        for (int64_t j = 0; j < p.inner; ++j) {
-          if constexpr (std::is_same_v<T, bool>) row[j] = accumulate ? (row[j] || from[j]) : from[j];
-          else row[j] = accumulate ? static_cast<T>(row[j] + from[j]) : from[j];
-        }
+    // The indexed rows of self take the values' rows (index's walk, run backwards).
+    for_each_indexed_row(p, [&](int64_t in_self, int64_t in_values) {
+      T* row = dst + in_self;
+      const T* from = src + in_values;
+      for (int64_t j = 0; j < p.inner; ++j) {
+        if constexpr (std::is_same_v<T, bool>) row[j] = accumulate ? (row[j] || from[j]) : from[j];
+        else row[j] = accumulate ? static_cast<T>(row[j] + from[j]) : from[j];
       }
+    });
     return 0;
   });
   if (!target.is_same(self)) copy_converting(self, target);

@@ -105,15 +105,12 @@ Tensor contiguous(const Tensor& self, int64_t memory_format) {
   return self.contiguous();
 }
 
-// Copies `src` into the view `dst` of the same sizes and dtype, element by element through both
-// views' strides.
-void copy_view(const Tensor& dst, const Tensor& src) { copy_converting(dst, src); }
 
 Tensor run_blocks(const char* op, const Tensor& self, const BlockPlan& plan) {
   check_float(op, self);
   Tensor out = plan.fill ? full(plan.out_sizes, plan.value) : empty(plan.out_sizes);
   for (const Block& b : plan.blocks)
-    copy_view(as_view(out, block_geometry(out, b.dst)), as_view(self, block_geometry(self, b.src)));
+    copy_converting(as_view(out, block_geometry(out, b.dst)), as_view(self, block_geometry(self, b.src)));
   return out;
 }
 
@@ -140,7 +137,7 @@ Tensor cat_impl(const char* op, const std::vector<Tensor>& tensors, int64_t dim)
   int64_t start = 0;
   for (const Tensor& t : plan.inputs) {
     const int64_t len = t.sizes()[plan.dim];
-    copy_view(as_view(out, slice_geometry(out, plan.dim, start, start + len, 1)), t);
+    copy_converting(as_view(out, slice_geometry(out, plan.dim, start, start + len, 1)), t);
     start += len;
   }
   return out;
@@ -165,13 +162,16 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat_impl("aten::stack", parts, d);
 }
 
-// unbind: every index along dim, as views; stack: the tensors, each unsqueezed at dim, joined.
+// unbind: select at every index along dim, through the dispatcher, so one kernel serves both
+// devices (CPU views, Vulkan copies that write back).
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   check_defined("aten::unbind", self);
   TVK_CHECK(self.dim() > 0, "aten::unbind: a 0-D tensor cannot be unbound");
   const int64_t d = wrap_dim("aten::unbind", dim, self.dim());
+  const OpEntry& select_op = require_op("aten::select.int");
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
+  for (int64_t i = 0; i < self.sizes()[d]; ++i)
+    out.push_back(call(select_op, {IValue(self), IValue(d), IValue(i)}).toTensor());
   return out;
 }
 
@@ -236,7 +236,7 @@ TVK_REGISTER_OP("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=Fals
 TVK_REGISTER_OP("aten::cat(Tensor[] tensors, int dim=0) -> Tensor", cat);
 TVK_REGISTER_OP("aten::_cat(Tensor[] tensors, int dim=0) -> Tensor", cat_underscore);
 TVK_REGISTER_OP("aten::stack(Tensor[] tensors, int dim=0) -> Tensor", stack);
-TVK_REGISTER_OP("aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", unbind);
+TVK_REGISTER_OP_ANY_DEVICE("aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", unbind);
 TVK_REGISTER_OP("aten::repeat(Tensor self, SymInt[] repeats) -> Tensor", repeat);
 TVK_REGISTER_OP("aten::meshgrid(Tensor[] tensors) -> Tensor[]", meshgrid);
 TVK_REGISTER_OP("aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]", meshgrid_indexing);

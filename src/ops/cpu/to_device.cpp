@@ -21,14 +21,12 @@ Tensor convert(const Tensor& self, DType type) {
 Tensor to_impl(const Tensor& self, std::optional<Device> device, std::optional<int64_t> dtype, bool copy) {
   check_defined("aten::to", self);
   const DType type = dtype ? dtype_from_code("aten::to", dtype) : self.dtype();
-  Tensor out = self;
   if (type != self.dtype()) {
     // Convert where the data is cheapest to read: on the CPU before a move away, after a move to it.
-    out = self.device() == Device::CPU ? convert(self, type).to(device.value_or(Device::CPU))
-                                       : convert(self.to(device.value_or(self.device())), type);
-    return out;
+    return self.device() == Device::CPU ? convert(self, type).to(device.value_or(Device::CPU))
+                                        : convert(self.to(device.value_or(self.device())), type);
   }
-  out = self.to(device.value_or(self.device()));
+  Tensor out = self.to(device.value_or(self.device()));
   return copy && out.is_same(self) ? out.clone() : out;
 }
 

@@ -475,9 +475,9 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
 
 namespace {
 // TVK_CONV_GEMM: "1" takes the GEMM wherever it fits (batch 1 too), "0" never, unset: conv_gemm_wanted.
-std::string conv_gemm_switch() {
-  const char* value = std::getenv("TVK_CONV_GEMM");
-  return value ? value : "";
+const std::string& conv_gemm_switch() {
+  static const std::string value = std::getenv("TVK_CONV_GEMM") ? std::getenv("TVK_CONV_GEMM") : "";  // read once
+  return value;
 }
 bool conv_gemm_forced() { return conv_gemm_switch() == "1"; }
 }  // namespace

@@ -4,7 +4,7 @@
 // copies (expand's aside) note where they came from (core/storage.h, ViewSource), so that an
 // in-place op on one, copy_ included, writes through to the tensor it was taken from. cat
 // (and stack, a cat of unsqueezed inputs) copies each input into its slice of the output, repeat
-// copies a view with stride 0 along the repeats, unbind is select at every index, and roll and constant padding copy the
+// copies a view with stride 0 along the repeats, and roll and constant padding copy the
 // blocks of ops/block_copy.h.
 #include <optional>
 #include <string>
@@ -206,14 +206,6 @@ Tensor repeat(const Tensor& self, IntList repeats) {
                                           " need a copy of rank ", g.sizes.size(), "; Vulkan copies have rank <= 6"));
   return materialize("aten::repeat", self, g).view(out_sizes);
 }
-std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
-  ops::check_defined("aten::unbind", self);
-  TVK_CHECK(self.dim() > 0, "aten::unbind: a 0-D tensor cannot be unbound");
-  const int64_t d = ops::wrap_dim("aten::unbind", dim, self.dim());
-  std::vector<Tensor> out;
-  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(select(self, d, i));
-  return out;
-}
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   const auto [parts, d] = ops::stack_as_cat("aten::stack", tensors, dim);
   return cat_impl("aten::stack", parts, d);
@@ -243,6 +235,5 @@ TVK_REGISTER_VULKAN_KERNEL("aten::cat", cat);
 TVK_REGISTER_VULKAN_KERNEL("aten::_cat", cat_underscore);
 TVK_REGISTER_VULKAN_KERNEL("aten::stack", stack);
 TVK_REGISTER_VULKAN_KERNEL("aten::repeat", repeat);
-TVK_REGISTER_VULKAN_KERNEL("aten::unbind.int", unbind);
 
 }  // namespace tvk::vulkan
