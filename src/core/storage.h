@@ -83,6 +83,11 @@ class DeviceCapture {
   // copy (the caller then downloads after the work).
   virtual const void* download_slot(const Storage& storage, size_t nbytes) = 0;
   virtual size_t dispatches() const = 0;
+  // Commands (dispatches and copies) recorded so far: a caller compares two counts to learn
+  // whether a step put work on the device.
+  virtual size_t commands() const = 0;
+  // Whether this thread is still recording into it (false once ended or broken by a read-back).
+  virtual bool recording() const = 0;
 };
 
 // What a device other than the CPU provides to the core.

@@ -65,6 +65,8 @@ class VulkanCapture final : public DeviceCapture {
     return staging->mapped();
   }
   size_t dispatches() const override { return capture_.dispatches(); }
+  size_t commands() const override { return capture_.commands(); }
+  bool recording() const override { return CommandStream::current_capture() == &capture_; }
 
  private:
   std::shared_ptr<Context> ctx_;

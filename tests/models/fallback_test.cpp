@@ -2,13 +2,16 @@
 // (make_models.py FallbackMix: topk, cumsum, sort and torchvision::nms, beside argmax and
 // index_select, which have Vulkan kernels):
 // off, it throws naming the op; on, eager and optimized runs equal torch; optimize_for_mobile's
-// partition puts exactly those nodes, and argmax (its input and result are CPU values), on the
-// CPU with a known number of transfers.
+// partition (a minimum cut) puts a known set of nodes on the CPU with a known number of
+// transfers, and the partitioned model runs planned, cut where the CPU needs GPU data.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "io/npy.h"
+#include "jit/passes/passes.h"
+#include "jit/runtime/graph_executor.h"
+#include "jit/serialization/import.h"
 #include "ops/registry.h"
 #include "model_support.h"
 #include "support/test_support.h"
@@ -87,13 +90,15 @@ TEST(CpuFallback, OptimizePartitionsOntoTheCpuWithTransfersOnlyAtTheBorders) {
   OptimizationReport report;
   jit::Module optimized =
       optimize_for_mobile(jit::load(models_dir() + "/fallback_mix_script.pt"), options, &report);
-  // topk, cumsum, nms and sort, and argmax (it has a Vulkan kernel, but its input is cumsum's
-  // CPU output and its result a CPU output of the method, so it stays); their values cross at
-  // five borders: the scores to the CPU once (shared by four CPU nodes), the top-k values back
-  // for relu, topk's indices to Vulkan for index_select (whose input is on Vulkan), the boxes
-  // and their scores to the CPU for nms.
-  EXPECT_EQ(report.cpu_nodes.size(), 5u) << report.summary();
-  EXPECT_EQ(report.cpu_fallback_transfers, 5) << report.summary();
+  // topk, cumsum, nms and sort have no Vulkan kernel. The partition is a minimum cut (each
+  // transfer weighs as 4 small ops): argmax of the CPU cumsum, index_select by topk's indices
+  // from the scores the CPU already has, relu and the two muls before the method returns
+  // their results cost less on the CPU than the transfers they would need on Vulkan. Three
+  // values cross: the class scores to the CPU (shared by five CPU nodes), the boxes and their
+  // scores for nms. The box arithmetic stays on Vulkan: on the CPU it would need the box
+  // tensor moved once, with four ops, which costs as much.
+  EXPECT_EQ(report.cpu_nodes.size(), 9u) << report.summary();
+  EXPECT_EQ(report.cpu_fallback_transfers, 3) << report.summary();
 
   // The partitioned model needs no run-time fallback: it runs with the switch off.
   FallbackSwitch off(false);
@@ -101,7 +106,16 @@ TEST(CpuFallback, OptimizePartitionsOntoTheCpuWithTransfersOnlyAtTheBorders) {
   const std::string path = ::testing::TempDir() + "tvk_fallback_mix_vulkan.pt";
   optimized.save(path);
   jit::Module reloaded = jit::load(path, Device::Vulkan);
-  expect_torchs_outputs(reloaded.forward(input()), "optimized, saved and loaded");
+  for (int run = 0; run < 3; ++run) expect_torchs_outputs(reloaded.forward(input()), "optimized, saved and loaded");
+  if (!jit::planned_execution_enabled()) return;
+  // Planned: recorded once, then replayed. The GPU work is cut where a CPU node needs its data
+  // (topk reads the class scores; nms the boxes), so two recordings, each submitted once per
+  // call, with the CPU nodes run between and after them.
+  const jit::ExecutionStats s = reloaded.state()->graphs.at("forward")->stats();
+  EXPECT_EQ(s.plans_built, 1u) << s.last_fallback;
+  EXPECT_EQ(s.replays, 2u);
+  EXPECT_EQ(s.eager_runs, 0u);
+  EXPECT_EQ(s.segments, 2u);
 }
 
 TEST(CpuFallback, OptimizedWithoutThePartitionTheModelNeedsTheSwitch) {
@@ -119,6 +133,46 @@ TEST(CpuFallback, OptimizedWithoutThePartitionTheModelNeedsTheSwitch) {
   }
   FallbackSwitch on(true);
   expect_torchs_outputs(optimized.forward(input()), "optimized, run-time fallback");
+}
+
+namespace {
+// x -> to(vulkan) -> cumsum (CPU only) -> relu -> mul [-> linear] -> to(cpu): the partition
+// of a small graph, built by hand.
+jit::PartitionReport partition_chain(bool ends_in_linear) {
+  using jit::Arg;
+  jit::Graph graph;
+  auto add = [&](const char* op, std::vector<Arg> args) {
+    auto node = std::make_unique<jit::Node>();
+    node->kind = jit::NodeKind::Op;
+    node->op = &ops::require_op(op);
+    node->args = std::move(args);
+    node->outputs.push_back(graph.new_value(jit::ValueType::Tensor));
+    return graph.append(std::move(node))->outputs[0];
+  };
+  const auto to = [&](jit::Value* v, Device d) {
+    return add("aten::to.prim_Device",
+               {Arg::of(v), Arg::of(IValue(d)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))});
+  };
+  jit::Value* x = to(graph.add_input("x", jit::ValueType::Tensor), Device::Vulkan);
+  jit::Value* y = add("aten::cumsum", {Arg::of(x), Arg::of(IValue(int64_t{1})), Arg::of(IValue())});
+  y = add("aten::mul.Scalar", {Arg::of(add("aten::relu", {Arg::of(y)})), Arg::of(IValue(2.0))});
+  if (ends_in_linear) y = add("aten::linear", {Arg::of(y), Arg::of(IValue(rand({3, 5}, 1))), Arg::of(IValue())});
+  graph.outputs().push_back(Arg::of(to(y, Device::CPU)));
+  return jit::partition_for_cpu_fallback(graph, Device::Vulkan);
+}
+}  // namespace
+
+TEST(CpuFallback, APartitionDoesNotSpreadTheCpuPartIntoTheNetworkAfterIt) {
+  // Before linear, the values must go to Vulkan once wherever relu and mul run: they run there.
+  const jit::PartitionReport network = partition_chain(true);
+  ASSERT_EQ(network.cpu_nodes.size(), 1u);
+  EXPECT_EQ(network.cpu_nodes[0].rfind("aten::cumsum", 0), 0u) << network.cpu_nodes[0];
+  EXPECT_EQ(network.transfers, 2) << "x back to the CPU for cumsum, its result to Vulkan for relu";
+  // Where the method returns mul's result, relu and mul on Vulkan would cost a transfer there
+  // and one back: they stay on the CPU with cumsum, and nothing but x crosses.
+  const jit::PartitionReport tail = partition_chain(false);
+  EXPECT_EQ(tail.cpu_nodes.size(), 3u);
+  EXPECT_EQ(tail.transfers, 1);
 }
 
 namespace {

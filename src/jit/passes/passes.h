@@ -49,6 +49,8 @@ struct PartitionReport {
   int transfers = 0;
 };
 PartitionReport partition_for_cpu_fallback(Graph& graph, Device device);
+// An op that runs on the CPU under the fallback: a CPU kernel and no kernel for `device`.
+bool falls_back_to_cpu(const Node& n, Device device);
 // A pure node that repeats an earlier one (same op, same arguments) in its block or an
 // enclosing block is replaced by it: tensor-producing ops only when the graph mutates nothing.
 int eliminate_common_subexpressions(Graph& graph);

@@ -154,19 +154,49 @@ bool planned_execution_enabled() {
 }
 
 struct GraphExecutor::Plan {
-  std::unique_ptr<DeviceCapture> capture;
-  std::vector<void*> input_slots;  // per input: where its bytes go before a replay (nullptr: none)
-  std::vector<size_t> input_bytes;
-  IValue outputs;                  // as the recording leaves them
+  // A device tensor a segment's last commands copy to the host, for the CPU part after it.
+  struct Fetch {
+    int value = -1;
+    const void* slot = nullptr;
+    IntList sizes;
+    DType dtype = DType::Float32;
+  };
+  struct Step {
+    enum class Kind { WriteInput, WriteValue, RunSegment, Host } kind = Kind::Host;
+    size_t index = 0;          // WriteInput: the input; RunSegment: the segment
+    int value = -1;            // WriteValue: the CPU tensor whose bytes an upload sends
+    void* slot = nullptr;      // Write*: where those bytes go
+    size_t bytes = 0;          // Write*: how many the recording uploaded
+    std::vector<Fetch> fetches;  // RunSegment: its downloads
+    const Node* node = nullptr;  // Host: the node, its top-level position, its arguments
+    size_t position = 0;
+    Stack fixed_args;            // values fixed by the recording (device tensors, sizes)
+    std::vector<char> from_host;  // per argument: read this call's value instead
+  };
+  std::vector<std::unique_ptr<DeviceCapture>> segments;
+  std::vector<Step> steps;
+  IValue outputs;              // as the recording leaves them
+  bool output_from_host = false;  // the graph's output is made by a host step
   std::set<const Storage*> to_cpu;
-  Downloads downloads;             // outputs' host copies, written by each replay
-  std::mutex mutex;                // one replay at a time: the recording has one set of buffers
+  Downloads downloads;         // outputs' host copies, written by each replay
+  size_t host_steps = 0;
+  std::mutex mutex;            // one replay at a time: the recording has one set of buffers
 };
 
 // What a capturing run collects.
 struct GraphExecutor::RunState {
   std::set<const Storage*> to_cpu;
   std::string data_dependent;  // why the host work depends on tensor data, if it does
+  Plan* plan = nullptr;
+  DeviceBackend* backend = nullptr;
+  DeviceCapture* segment = nullptr;  // the recording now open, if any
+  std::vector<char> from_host;        // per value: made by a host step (or a CPU input)
+  std::vector<Plan::Fetch> pending;   // downloads recorded in the open segment
+  std::vector<Tensor> pending_tensors;  // where the capturing run's copies of them go
+  bool planning() const { return data_dependent.empty(); }
+  void fail(std::string why) {
+    if (data_dependent.empty()) data_dependent = std::move(why);
+  }
 };
 
 GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
@@ -201,99 +231,292 @@ GraphExecutor::GraphExecutor(std::shared_ptr<const Graph> graph) : graph_(std::m
 
 GraphExecutor::~GraphExecutor() = default;
 
-void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, bool free_dead,
+void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, bool top_level,
                               RunState* capture) const {
   size_t position = 0;
   Stack args;
   for (const auto& node_ptr : block.nodes) {
     const Node& node = *node_ptr;
-    args.clear();
-    for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
-    switch (node.kind) {
-      case NodeKind::Op: {
-        if (capture && output_transfers_.count(&node) && args[0].isTensor() && args[0].toTensor().defined() &&
-            args[0].toTensor().device() != Device::CPU) {
-          capture->to_cpu.insert(args[0].toTensor().storage().get());
-          env[node.outputs[0]->id] = args[0];
-          break;
-        }
-        // A CPU op reading a tensor the model made or was given: its result would not follow new
-        // inputs on a replay.
-        bool reads_cpu_data = false;
-        if (capture && capture->data_dependent.empty() && !reads_only_metadata(node.op->schema.name))
-          for (size_t i = 0; i < node.args.size() && !reads_cpu_data; ++i)
-            reads_cpu_data = node.args[i].is_value() && args[i].isTensor() && args[i].toTensor().defined() &&
-                             args[i].toTensor().device() == Device::CPU;
-        IValue out;
-        try {
-          out = ops::call(*node.op, std::move(args));
-        } catch (const Error& e) {
-          if (node.source.empty()) throw;
-          rethrow_with_context(e, node.source);  // the type (UnsupportedError...) stays
-        }
-        // Except an upload (aten::to a device): the capture records it and replays re-send it.
-        const bool upload = node.op->schema.name == "aten::to" && out.isTensor() && out.toTensor().defined() &&
-                            out.toTensor().device() != Device::CPU;
-        if (reads_cpu_data && !upload)
-          capture->data_dependent = node.op->schema.full_name() + " reads a CPU tensor made by the model";
-        if (node.outputs.size() == 1) {
-          env[node.outputs[0]->id] = std::move(out);
-        } else if (!node.outputs.empty()) {
-          const List& items = out.toTuple();
-          for (size_t i = 0; i < node.outputs.size(); ++i) env[node.outputs[i]->id] = items[i];
-        }
-        break;
-      }
-      case NodeKind::Builtin: {
-        IValue out;
-        if (!call_builtin(node.name, args, {}, &out))
-          throw Error(detail::concat(node.source, ": builtin ", node.name, " does not accept these arguments"));
-        env[node.outputs[0]->id] = std::move(out);
-        break;
-      }
-      case NodeKind::ListConstruct:
-        env[node.outputs[0]->id] = IValue::list(std::move(args));
-        break;
-      case NodeKind::NamedTupleConstruct: {
-        auto fields = std::make_shared<Object>();
-        fields->type_name = node.name;
-        fields->named_tuple = true;
-        for (size_t i = 0; i < node.fields.size(); ++i) fields->set(node.fields[i], std::move(args[i]));
-        env[node.outputs[0]->id] = IValue(std::move(fields));
-        break;
-      }
-      case NodeKind::TupleConstruct:
-        env[node.outputs[0]->id] = IValue::tuple(std::move(args));
-        break;
-      case NodeKind::DictConstruct: {
-        auto dict = std::make_shared<Dict>();
-        for (size_t i = 0; i + 1 < args.size(); i += 2) dict->set(std::move(args[i]), std::move(args[i + 1]));
-        env[node.outputs[0]->id] = IValue(std::move(dict));
-        break;
-      }
-      case NodeKind::TupleIndex: {
-        const List& items = args[0].toList();
-        if (node.index < 0 || node.index >= static_cast<int64_t>(items.size()))
-          throw Error(detail::concat("tuple index ", node.index, " out of range"));
-        env[node.outputs[0]->id] = items[node.index];
-        break;
-      }
-      case NodeKind::If: {
-        const NodeBlock& taken = *node.blocks[truthy(args[0]) ? 0 : 1];
-        run_block(taken, env, false, capture);
-        for (size_t i = 0; i < node.outputs.size(); ++i) {
-          const Arg& a = taken.outputs[i];
-          env[node.outputs[i]->id] = a.is_value() ? env[a.value->id] : a.constant;
-        }
-        break;
-      }
-      case NodeKind::Raise:
-        throw ScriptException(node.name, python_str(args[0]));
+    if (capture && top_level && capture->plan) {
+      plan_node(node, position, env, *capture);
+    } else {
+      args.clear();
+      for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
+      run_node(node, std::move(args), env, capture, true);
     }
-    if (free_dead)
+    if (top_level)
       for (int id : dies_after_[position]) env[id] = IValue();
     ++position;
   }
+}
+
+void GraphExecutor::run_node(const Node& node, Stack args, std::vector<IValue>& env, RunState* capture,
+                             bool check_host_work) const {
+  const bool check = check_host_work && capture && capture->planning();
+  if (check && capture->plan)
+    for (const Arg& a : node.args)
+      if (a.is_value() && !capture->from_host.empty() && capture->from_host[a.value->id])
+        capture->fail("a node inside an If reads a value the CPU part computed");
+  switch (node.kind) {
+    case NodeKind::Op: {
+      if (capture && output_transfers_.count(&node) && args[0].isTensor() && args[0].toTensor().defined() &&
+          args[0].toTensor().device() != Device::CPU) {
+        capture->to_cpu.insert(args[0].toTensor().storage().get());
+        env[node.outputs[0]->id] = args[0];
+        break;
+      }
+      // A CPU op inside a block reading a tensor the model made or was given: its result would
+      // not follow new inputs on a replay. (Top-level ones become host steps.)
+      bool reads_cpu_data = false;
+      if (check && !reads_only_metadata(node.op->schema.name))
+        for (size_t i = 0; i < node.args.size() && !reads_cpu_data; ++i)
+          reads_cpu_data = node.args[i].is_value() && args[i].isTensor() && args[i].toTensor().defined() &&
+                           args[i].toTensor().device() == Device::CPU;
+      IValue out;
+      try {
+        out = ops::call(*node.op, std::move(args));
+      } catch (const Error& e) {
+        if (node.source.empty()) throw;
+        rethrow_with_context(e, node.source);  // the type (UnsupportedError...) stays
+      }
+      // Except an upload (aten::to a device): the capture records it and replays re-send it.
+      const bool upload = node.op->schema.name == "aten::to" && out.isTensor() && out.toTensor().defined() &&
+                          out.toTensor().device() != Device::CPU;
+      if (reads_cpu_data && !upload)
+        capture->fail(node.op->schema.full_name() + " reads a CPU tensor made by the model");
+      if (node.outputs.size() == 1) {
+        env[node.outputs[0]->id] = std::move(out);
+      } else if (!node.outputs.empty()) {
+        const List& items = out.toTuple();
+        for (size_t i = 0; i < node.outputs.size(); ++i) env[node.outputs[i]->id] = items[i];
+      }
+      break;
+    }
+    case NodeKind::Builtin: {
+      IValue out;
+      if (!call_builtin(node.name, args, {}, &out))
+        throw Error(detail::concat(node.source, ": builtin ", node.name, " does not accept these arguments"));
+      env[node.outputs[0]->id] = std::move(out);
+      break;
+    }
+    case NodeKind::ListConstruct:
+      env[node.outputs[0]->id] = IValue::list(std::move(args));
+      break;
+    case NodeKind::NamedTupleConstruct: {
+      auto fields = std::make_shared<Object>();
+      fields->type_name = node.name;
+      fields->named_tuple = true;
+      for (size_t i = 0; i < node.fields.size(); ++i) fields->set(node.fields[i], std::move(args[i]));
+      env[node.outputs[0]->id] = IValue(std::move(fields));
+      break;
+    }
+    case NodeKind::TupleConstruct:
+      env[node.outputs[0]->id] = IValue::tuple(std::move(args));
+      break;
+    case NodeKind::DictConstruct: {
+      auto dict = std::make_shared<Dict>();
+      for (size_t i = 0; i + 1 < args.size(); i += 2) dict->set(std::move(args[i]), std::move(args[i + 1]));
+      env[node.outputs[0]->id] = IValue(std::move(dict));
+      break;
+    }
+    case NodeKind::TupleIndex: {
+      const List& items = args[0].toList();
+      if (node.index < 0 || node.index >= static_cast<int64_t>(items.size()))
+        throw Error(detail::concat("tuple index ", node.index, " out of range"));
+      env[node.outputs[0]->id] = items[node.index];
+      break;
+    }
+    case NodeKind::If: {
+      const NodeBlock& taken = *node.blocks[truthy(args[0]) ? 0 : 1];
+      run_block(taken, env, false, capture);
+      for (size_t i = 0; i < node.outputs.size(); ++i) {
+        const Arg& a = taken.outputs[i];
+        env[node.outputs[i]->id] = a.is_value() ? env[a.value->id] : a.constant;
+      }
+      break;
+    }
+    case NodeKind::Raise:
+      throw ScriptException(node.name, python_str(args[0]));
+  }
+}
+
+void GraphExecutor::cut_segment(RunState& state, bool then_record) const {
+  DeviceCapture* segment = state.segment;
+  if (segment == nullptr) return;
+  const bool was_recording = segment->recording();
+  segment->end();
+  state.segment = nullptr;
+  if (!segment->replayable()) {
+    // A read-back inside an op ran what was recorded and broke the recording; the work since
+    // ran op by op.
+    state.fail("the model reads device results back while it runs");
+  } else if (was_recording && segment->commands() > 0) {
+    segment->replay();
+  }
+  for (size_t i = 0; i < state.pending.size(); ++i)
+    std::memcpy(state.pending_tensors[i].raw_data(), state.pending[i].slot, state.pending_tensors[i].nbytes());
+  if (state.planning() && segment->commands() == 0 && state.pending.empty()) {
+    // Nothing recorded since the last cut (the graph ends with its CPU part): no segment.
+    if (state.plan->segments.back().get() == segment) state.plan->segments.pop_back();
+  } else if (state.planning()) {
+    Plan::Step step;
+    step.kind = Plan::Step::Kind::RunSegment;
+    step.index = state.plan->segments.size() - 1;
+    step.fetches = std::move(state.pending);
+    state.plan->steps.push_back(std::move(step));
+  }
+  state.pending.clear();
+  state.pending_tensors.clear();
+  if (!then_record || !state.planning()) return;
+  std::unique_ptr<DeviceCapture> next = state.backend->begin_capture();
+  if (!next) {
+    state.fail("no new recording could be started after a CPU part");
+    return;
+  }
+  state.segment = next.get();
+  state.plan->segments.push_back(std::move(next));
+}
+
+namespace {
+void device_storages(const IValue& v, std::set<const Storage*>& out) {
+  if (v.isTensor()) {
+    const Tensor& t = v.toTensor();
+    if (t.defined() && t.device() != Device::CPU) out.insert(t.storage().get());
+  } else if (v.isList() || v.isTuple()) {
+    for (const IValue& e : v.toList()) device_storages(e, out);
+  } else if (v.isObject() && v.toObject()->named_tuple) {
+    for (const auto& field : v.toObject()->attributes) device_storages(field.second, out);
+  } else if (v.isDict()) {
+    for (const auto& item : v.toDict()->items) device_storages(item.second, out);
+  }
+}
+
+bool has_cpu_tensor(const IValue& v) {
+  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().device() == Device::CPU;
+  if (v.isList() || v.isTuple())
+    for (const IValue& e : v.toList())
+      if (has_cpu_tensor(e)) return true;
+  if (v.isObject() && v.toObject()->named_tuple)
+    for (const auto& field : v.toObject()->attributes)
+      if (has_cpu_tensor(field.second)) return true;
+  if (v.isDict())
+    for (const auto& item : v.toDict()->items)
+      if (has_cpu_tensor(item.second)) return true;
+  return false;
+}
+
+// A plain move of a whole device tensor to the CPU (no dtype change): a recorded download.
+bool is_plain_download(const Node& node, const Stack& args) {
+  if (!is_transfer_to_cpu(node) || args.empty() || !args[0].isTensor()) return false;
+  const Tensor& t = args[0].toTensor();
+  if (!t.defined() || t.device() == Device::CPU || !t.is_contiguous() || t.storage_offset() != 0) return false;
+  if (node.op->schema.name == "aten::cpu") return true;
+  // aten::to(self, device, dtype=None, non_blocking, copy): a copy is what a download makes anyway.
+  return node.args.size() < 3 || (!node.args[2].is_value() && node.args[2].constant.isNone());
+}
+}  // namespace
+
+void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IValue>& env, RunState& state) const {
+  Stack args;
+  for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
+  // A node reading a pending download: the segment recorded so far must run first.
+  for (const Arg& a : node.args) {
+    if (!a.is_value()) continue;
+    bool pending = false;
+    for (const Plan::Fetch& f : state.pending) pending |= f.value == a.value->id;
+    if (pending && node.kind != NodeKind::TupleConstruct && node.kind != NodeKind::ListConstruct) {
+      cut_segment(state, true);
+      break;
+    }
+  }
+  if (!state.planning() || state.segment == nullptr) {
+    run_node(node, std::move(args), env, &state, false);
+    return;
+  }
+  bool reads_host = false, reads_cpu = false;
+  for (size_t i = 0; i < node.args.size(); ++i) {
+    if (!node.args[i].is_value()) continue;
+    reads_host |= state.from_host[node.args[i].value->id] != 0;
+    reads_cpu |= has_cpu_tensor(args[i]);
+  }
+  if (node.kind == NodeKind::Op && !output_transfers_.count(&node) && is_plain_download(node, args)) {
+    const Tensor& t = args[0].toTensor();
+    if (const void* slot = state.segment->download_slot(*t.storage(), t.nbytes())) {
+      Tensor host = empty(t.sizes(), t.dtype(), Device::CPU);
+      const int id = node.outputs[0]->id;
+      state.pending.push_back({id, slot, t.sizes(), t.dtype()});
+      state.pending_tensors.push_back(host);
+      state.from_host[id] = 1;
+      env[id] = IValue(std::move(host));
+      return;
+    }
+  }
+  if (node.kind == NodeKind::If && reads_host) {
+    state.fail("an If branches on a value the CPU part computed");
+    run_node(node, std::move(args), env, &state, false);
+    return;
+  }
+  // What a host step needs again on each replay: the arguments the recording fixed.
+  Plan::Step step;
+  step.kind = Plan::Step::Kind::Host;
+  step.node = &node;
+  step.position = position;
+  for (size_t i = 0; i < node.args.size(); ++i) {
+    const bool host = node.args[i].is_value() && state.from_host[node.args[i].value->id];
+    step.from_host.push_back(host ? 1 : 0);
+    step.fixed_args.push_back(host ? IValue() : args[i]);
+  }
+  const Tensor upload_source = node.kind == NodeKind::Op && node.op->schema.name == "aten::to" && !args.empty() &&
+                                       args[0].isTensor() && args[0].toTensor().defined() &&
+                                       args[0].toTensor().device() == Device::CPU
+                                   ? args[0].toTensor()
+                                   : Tensor();
+  const size_t before = state.segment->commands();
+  run_node(node, std::move(args), env, &state, false);
+  if (!state.planning()) return;
+  if (state.segment == nullptr || !state.segment->recording()) {
+    state.fail("the model reads device results back while it runs");
+    return;
+  }
+  const bool recorded = state.segment->commands() != before;
+  if (recorded) {
+    if (!reads_host) return;  // device work fixed by the signature, recorded once
+    // An upload of a tensor the CPU part made: a replay writes this call's bytes into its slot.
+    const IValue& out = env[node.outputs.at(0)->id];
+    if (upload_source.defined() && out.isTensor() && out.toTensor().device() != Device::CPU &&
+        upload_source.is_contiguous()) {
+      Plan::Step write;
+      write.kind = Plan::Step::Kind::WriteValue;
+      write.value = node.args[0].value->id;
+      write.bytes = upload_source.nbytes();
+      write.slot = state.segment->upload_slot(upload_source.raw_data(), write.bytes);
+      if (write.slot != nullptr) {
+        state.plan->steps.push_back(std::move(write));
+        return;
+      }
+    }
+    state.fail(node.describe() + " puts work on the device that depends on values the CPU part computed");
+    return;
+  }
+  bool makes_cpu = false;
+  std::set<const Storage*> made;
+  for (const Value* v : node.outputs) {
+    makes_cpu |= has_cpu_tensor(env[v->id]);
+    device_storages(env[v->id], made);
+  }
+  if (!reads_host && !reads_cpu && !makes_cpu) return;  // host work fixed by the signature
+  // A host step: its device results must be tensors it was given (a tuple of them, a view),
+  // which the recording fixed; new ones would not be what the recorded consumers read.
+  std::set<const Storage*> given;
+  for (const IValue& a : step.fixed_args) device_storages(a, given);
+  for (const Storage* s : made)
+    if (!given.count(s)) {
+      state.fail(node.describe() + " makes a device tensor from values the CPU part computed");
+      return;
+    }
+  for (const Value* v : node.outputs) state.from_host[v->id] = 1;
+  state.plan->steps.push_back(std::move(step));
+  ++state.plan->host_steps;
 }
 
 std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
@@ -352,6 +575,51 @@ void copy_input(void* dst, const void* src, size_t bytes) {
 }
 }  // namespace
 
+bool GraphExecutor::replay(Plan& plan, const Stack& inputs, Device device, bool outputs_to_cpu,
+                           IValue* result) const {
+  // Values host steps make on this call; the rest stay as the recording fixed them.
+  std::vector<IValue> env(graph_->value_count());
+  if (device == Device::CPU)
+    for (size_t i = 0; i < inputs.size(); ++i) env[graph_->inputs()[i]->id] = inputs[i];
+  for (const Plan::Step& step : plan.steps) {
+    switch (step.kind) {
+      case Plan::Step::Kind::WriteInput:
+        copy_input(step.slot, inputs[step.index].toTensor().raw_data(), step.bytes);
+        break;
+      case Plan::Step::Kind::WriteValue: {
+        const IValue& v = env[step.value];
+        if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().device() != Device::CPU ||
+            v.toTensor().nbytes() != step.bytes || !v.toTensor().is_contiguous())
+          return false;
+        copy_input(step.slot, v.toTensor().raw_data(), step.bytes);
+        break;
+      }
+      case Plan::Step::Kind::RunSegment: {
+        DeviceCapture& segment = *plan.segments[step.index];
+        if (segment.commands() > 0) segment.replay();
+        for (const Plan::Fetch& f : step.fetches) {
+          Tensor host = empty(f.sizes, f.dtype, Device::CPU);
+          std::memcpy(host.raw_data(), f.slot, host.nbytes());
+          env[f.value] = IValue(std::move(host));
+        }
+        break;
+      }
+      case Plan::Step::Kind::Host: {
+        Stack args = step.fixed_args;
+        for (size_t i = 0; i < args.size(); ++i)
+          if (step.from_host[i]) args[i] = env[step.node->args[i].value->id];
+        run_node(*step.node, std::move(args), env, nullptr, false);
+        for (int id : dies_after_[step.position]) env[id] = IValue();
+        break;
+      }
+    }
+  }
+  const Arg& out = graph_->outputs().at(0);
+  const IValue& value = plan.output_from_host ? env[out.value->id] : plan.outputs;
+  *result = materialize(value, plan.to_cpu, outputs_to_cpu, &plan.downloads);
+  return true;
+}
+
 IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_cpu, bool* done) const {
   *done = false;
   bool plannable = true;
@@ -368,63 +636,87 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
     plans_.splice(plans_.begin(), plans_, it);  // most recently used first
     ++stats_.replays;
     lock.unlock();
-    std::lock_guard<std::mutex> replay_lock(plan->mutex);
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (plan->input_slots[i]) copy_input(plan->input_slots[i], inputs[i].toTensor().raw_data(), plan->input_bytes[i]);
-    plan->capture->replay();
-    *done = true;
-    return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu, &plan->downloads);
+    IValue result;
+    bool replayed = false;
+    {
+      std::lock_guard<std::mutex> replay_lock(plan->mutex);
+      replayed = replay(*plan, inputs, device, outputs_to_cpu, &result);
+    }
+    if (replayed) {
+      *done = true;
+      return result;
+    }
+    // The CPU part made an upload of another size (nonzero's count, say): this call and the
+    // later ones with this signature run op by op.
+    lock.lock();
+    --stats_.replays;
+    plans_.remove_if([&](const auto& entry) { return entry.second == plan; });
+    unplannable_.insert(sig);
+    stats_.last_fallback = "a CPU part made tensors of other sizes than when the plan was recorded";
+    return IValue();
   }
 
   // A new signature: record it (other callers wait; recording is one run of the graph).
   auto plan = std::make_shared<Plan>();
-  plan->capture = backend->begin_capture();
-  if (!plan->capture) return IValue();
+  std::unique_ptr<DeviceCapture> first = backend->begin_capture();
+  if (!first) return IValue();
   RunState state;
+  state.plan = plan.get();
+  state.backend = backend;
+  state.segment = first.get();
+  plan->segments.push_back(std::move(first));
+  state.from_host.assign(graph_->value_count(), 0);
   IValue result;
-  std::vector<const void*> sources(inputs.size(), nullptr);
   try {
     Stack moved = inputs;
     for (size_t i = 0; i < moved.size(); ++i) {
-      if (moved[i].isTensor()) sources[i] = moved[i].toTensor().raw_data();
-      if (device != Device::CPU) moved[i] = to_device(moved[i], device);
+      if (!moved[i].isTensor()) continue;
+      if (device == Device::CPU) {
+        state.from_host[graph_->inputs().at(i)->id] = 1;  // a CPU input: new on every call
+        continue;
+      }
+      const Tensor source = moved[i].toTensor();
+      moved[i] = to_device(moved[i], device);
+      Plan::Step write;
+      write.kind = Plan::Step::Kind::WriteInput;
+      write.index = i;
+      write.bytes = source.nbytes();
+      write.slot = state.segment->upload_slot(source.raw_data(), write.bytes);
+      if (write.slot == nullptr && write.bytes > 0) state.fail("an input's upload was not recorded");
+      plan->steps.push_back(write);
     }
     std::vector<IValue> env = bind_inputs(std::move(moved));
     run_block(graph_->top(), env, true, &state);
     const Arg& out = graph_->outputs().at(0);
     result = out.is_value() ? env[out.value->id] : out.constant;
-    record_downloads(result, state.to_cpu, outputs_to_cpu, *plan->capture, plan->downloads);
+    plan->output_from_host = out.is_value() && state.from_host[out.value->id];
+    if (state.segment && state.segment->recording())
+      record_downloads(result, state.to_cpu, outputs_to_cpu, *state.segment, plan->downloads);
+    cut_segment(state, false);
   } catch (...) {
-    plan->capture->end();  // the recording is dropped unrun; the error (a model's raise, say) goes on
+    // The recordings are dropped (the first run of each finishes as it goes); the error (a
+    // model's raise, say) goes on.
+    if (state.segment) state.segment->end();
     throw;
   }
-  plan->capture->end();
   *done = true;
-  std::string why = state.data_dependent;
-  if (why.empty() && !plan->capture->replayable()) why = "the model reads device results back while it runs";
-  if (why.empty()) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      plan->input_bytes.push_back(inputs[i].isTensor() ? inputs[i].toTensor().nbytes() : 0);
-      plan->input_slots.push_back(sources[i] ? plan->capture->upload_slot(sources[i], plan->input_bytes[i]) : nullptr);
-    }
-  }
-  if (!why.empty()) {
+  if (!state.planning()) {
     // The work ran (a broken recording runs what it holds); this signature stays eager.
-    if (plan->capture->replayable()) plan->capture->replay();
     unplannable_.insert(sig);
-    stats_.last_fallback = why;
+    stats_.last_fallback = state.data_dependent;
     ++stats_.eager_runs;
     return materialize(result, state.to_cpu, outputs_to_cpu);
   }
-  plan->capture->replay();
   plan->outputs = result;
   plan->to_cpu = std::move(state.to_cpu);
   ++stats_.plans_built;
+  stats_.segments = plan->segments.size();
+  stats_.host_steps = plan->host_steps;
   plans_.emplace_front(sig, plan);
   if (plans_.size() > kMaxPlans) plans_.pop_back();
   std::lock_guard<std::mutex> replay_lock(plan->mutex);
   lock.unlock();
-  return materialize(plan->outputs, plan->to_cpu, outputs_to_cpu, &plan->downloads);
+  return materialize(result, plan->to_cpu, outputs_to_cpu, &plan->downloads);
 }
 
 IValue GraphExecutor::run(Stack inputs) const { return run(std::move(inputs), Device::CPU, false); }

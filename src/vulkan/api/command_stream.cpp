@@ -229,6 +229,7 @@ void CommandStream::dispatch(const Pipeline& pipeline, const std::vector<BufferB
   if (Capture* capture = t_capture) {
     // The capture belongs to this thread: no lock.
     record_dispatch(capture->rec(), pipeline, buffers, push_constants, push_bytes, groups, label);
+    ++capture->commands_;
     auto& kept = capture->rec().keep_alive;
     kept.insert(kept.end(), std::make_move_iterator(keep.begin()), std::make_move_iterator(keep.end()));
     if (capture->rec().recorded >= Capture::kDispatchesPerCommandBuffer) roll_capture(*capture);
@@ -307,6 +308,7 @@ void CommandStream::copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDevic
     barrier_for(capture->rec(), accesses, 2);
     VkBufferCopy region{src_offset, dst_offset, bytes};
     vkCmdCopyBuffer(capture->rec().commands, src, dst, 1, &region);
+    ++capture->commands_;
     auto& kept = capture->rec().keep_alive;
     kept.insert(kept.end(), std::make_move_iterator(keep.begin()), std::make_move_iterator(keep.end()));
     return;

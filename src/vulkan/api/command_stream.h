@@ -80,6 +80,7 @@ class Capture {
   bool replayable() const { return ended_ && !broken_; }
   bool broken() const { return broken_; }
   uint32_t dispatches() const;
+  size_t commands() const { return commands_; }  // dispatches and copies recorded
   size_t command_buffers() const { return recs_.size(); }
   // Command buffers of the first run already submitted, whose completion replay() waits for.
   bool first_run_in_flight() const { return submitted_ > 0; }
@@ -105,6 +106,7 @@ class Capture {
   VkFence fence_ = VK_NULL_HANDLE;
   std::vector<std::unique_ptr<Recording>> recs_;
   size_t submitted_ = 0;  // leading command buffers of the first run already submitted
+  size_t commands_ = 0;
   std::shared_ptr<MemoryPool> arena_;
   std::vector<Upload> uploads_;
   bool ended_ = false, broken_ = false;
