@@ -248,6 +248,61 @@ TEST(PlannedExecution, ACpuCopyOfTheInputBeforeTheUploadIsReplayedWithEachCallsD
   EXPECT_EQ(s.host_steps, 1u) << "the CPU copy";
 }
 
+TEST(PlannedExecution, ACpuPartWhoseSizesChangeRunsThatCallOpByOp) {
+  TVK_NEED_VULKAN();
+  if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
+  // x -> x[x > 0] on the CPU -> to(vulkan) -> relu -> to(cpu): the upload's size is the count of
+  // positive elements. A replay that would upload another count must not run the recording
+  // (its relu was recorded for the first count): that call runs op by op, and so do the later.
+  auto graph = std::make_shared<Graph>();
+  auto add = [&](const char* op, std::vector<Arg> args) {
+    auto node = std::make_unique<Node>();
+    node->kind = NodeKind::Op;
+    node->op = &ops::require_op(op);
+    node->args = std::move(args);
+    node->outputs.push_back(graph->new_value(ValueType::Tensor));
+    return graph->append(std::move(node))->outputs[0];
+  };
+  auto to_device = [&](Value* v, Device d) {
+    return add("aten::to.prim_Device",
+               {Arg::of(v), Arg::of(IValue(d)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))});
+  };
+  Value* x = graph->add_input("x", ValueType::Tensor);
+  Value* mask = add("aten::gt.Scalar", {Arg::of(x), Arg::of(IValue(0.0))});
+  auto list = std::make_unique<Node>();
+  list->kind = NodeKind::ListConstruct;
+  list->args = {Arg::of(mask)};
+  list->outputs.push_back(graph->new_value(ValueType::List));
+  Value* indices = graph->append(std::move(list))->outputs[0];
+  Value* positive = add("aten::index.Tensor", {Arg::of(x), Arg::of(indices)});
+  Value* relu = add("aten::relu", {Arg::of(to_device(positive, Device::Vulkan))});
+  graph->outputs().push_back(Arg::of(to_device(relu, Device::CPU)));
+  GraphExecutor exec(graph);
+  auto positives = [](const Tensor& t) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < t.numel(); ++i) n += t.data<float>()[i] > 0;
+    return n;
+  };
+  // Two inputs with the same count of positive elements (b = 2a), then one with another count.
+  const Tensor a = randn({64}, 1), c = randn({64}, 3);
+  Tensor b = a.clone();
+  for (int64_t i = 0; i < 64; ++i) b.data<float>()[i] *= 2.0f;
+  ASSERT_NE(positives(c), positives(a));
+  for (const Tensor& input : {a, b, c, a}) {
+    const Tensor out = exec.run({IValue(input)}).toTensor();
+    std::vector<float> want;
+    for (int64_t i = 0; i < input.numel(); ++i)
+      if (input.data<float>()[i] > 0) want.push_back(input.data<float>()[i]);
+    ASSERT_EQ(out.numel(), static_cast<int64_t>(want.size()));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out.data<float>()[i], want[i]) << i;
+  }
+  const ExecutionStats s = exec.stats();
+  EXPECT_EQ(s.plans_built, 1u);
+  EXPECT_EQ(s.replays, 1u) << "b replays; c does not";
+  EXPECT_EQ(s.eager_runs, 2u) << "c, and a afterwards";
+  EXPECT_NE(s.last_fallback.find("other sizes"), std::string::npos) << s.last_fallback;
+}
+
 TEST(CommandStream, FinishedBatchesAreRetiredWithoutReadingBack) {
   TVK_NEED_VULKAN();
   // A loop that keeps its results on the GPU: memory must stay bounded (batches retired by
