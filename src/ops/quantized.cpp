@@ -95,29 +95,84 @@ Tensor dequantize(const Tensor& self) {
   return self;  // already float32, on the grid
 }
 
-// Conv2dPackedParamsBase state, PyTorch's version 3 (conv_serialization.h): (3, config, tensors)
-// with config [spatial dims = 2, stride x2, padding x2, dilation x2, output padding x2, groups,
-// flags (bit 0: transposed)] and tensors [weight, bias?].
+// Conv2dPackedParamsBase state, in any of the forms PyTorch has written
+// (aten/src/ATen/native/quantized/cpu/conv_serialization.h):
+//   version 1 (PyTorch 1.5-1.6): (weight, bias?, [stride tensors], [padding tensors],
+//             [dilation tensors], groups tensor), one-element tensors;
+//   version 2 (1.7 to at least 1.13, what torch.jit.freeze and optimize_for_mobile write):
+//             ("2", [config as an int16 tensor, weight], [bias?]);
+//   version 3: (3, config, [None, weight, bias?]); tvk before 2026-12-02 wrote [weight, bias?].
+// config: [spatial dims = 2, stride x2, padding x2, dilation x2, output padding x2, groups,
+// flags (bit 0: transposed)].
+namespace {
+int64_t one_int(const char* cls, const IValue& v, const char* what) {
+  TVK_CHECK(v.isTensor() && v.toTensor().defined() && v.toTensor().numel() >= 1 &&
+                v.toTensor().dtype() == DType::Int64,
+            cls, ": version 1 state: ", what, " must be an integer tensor");
+  return v.toTensor().cpu().contiguous().data<int64_t>()[0];
+}
+IntList ints_of_tensors(const char* cls, const IValue& v, const char* what) {
+  TVK_CHECK(v.isList() || v.isTuple(), cls, ": version 1 state: ", what, " must be a list of tensors");
+  IntList out;
+  for (const IValue& e : v.toList()) out.push_back(one_int(cls, e, what));
+  TVK_CHECK(out.size() == 2, cls, ": version 1 state: ", what, " must hold 2 values, got ", out.size());
+  return out;
+}
+const IValue& tensor_or_none(const char* cls, const IValue& v, const char* what) {
+  TVK_CHECK(v.isNone() || (v.isTensor() && v.toTensor().defined()), cls, ": ", what, " must be a tensor or None");
+  return v;
+}
+}  // namespace
+
 void conv_set_state(Object& self, const IValue& state) {
   const char* cls = kQuantizedConvClass;
-  TVK_CHECK((state.isTuple() || state.isList()) && state.toList().size() >= 3, cls,
-            " state must be a tuple (version, config, tensors)");
+  TVK_CHECK((state.isTuple() || state.isList()) && !state.toList().empty(), cls,
+            " state must be a tuple (version 2 and 3: (version, config, tensors); version 1: (weight, bias, ...))");
   const List& s = state.toList();
-  TVK_CHECK(s[0].isInt() && s[0].toInt() == 3, cls, ": state version ", s[0].isInt() ? std::to_string(s[0].toInt()) : s[0].tag_name(),
-            " is not supported (version 3, PyTorch 1.8 and later)");
-  bool ints = s[1].isList();
-  for (size_t i = 0; ints && i < s[1].toList().size(); ++i) ints = s[1].toList()[i].isInt();
-  TVK_CHECK(ints && s[2].isList(), cls, ": config must be a list of ints and tensors a list");
-  const IntList config = s[1].toIntList();
+  IntList config;
+  IValue weight, bias;
+  if (s[0].isTensor()) {
+    TVK_CHECK(s.size() == 6, cls, ": a version 1 state holds 6 fields, got ", s.size());
+    weight = s[0];
+    bias = tensor_or_none(cls, s[1], "the bias");
+    const IntList stride = ints_of_tensors(cls, s[2], "stride"), padding = ints_of_tensors(cls, s[3], "padding"),
+                  dilation = ints_of_tensors(cls, s[4], "dilation");
+    config = {2, stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], 0, 0, one_int(cls, s[5], "groups"), 0};
+  } else if (s[0].isString() && s[0].toStringRef() == "2") {
+    TVK_CHECK(s.size() == 3 && (s[1].isList() || s[1].isTuple()) && (s[2].isList() || s[2].isTuple()) &&
+                  s[1].toList().size() == 2 && s[2].toList().size() == 1,
+              cls, ": a version 2 state must be (\"2\", [config, weight], [bias])");
+    const IValue& packed = s[1].toList()[0];
+    TVK_CHECK(packed.isTensor() && packed.toTensor().defined() && packed.toTensor().dtype() == DType::Int64 &&
+                  packed.toTensor().dim() == 1,
+              cls, ": a version 2 state's config must be a 1-D int16 tensor");
+    const Tensor c = packed.toTensor().cpu().contiguous();
+    config.assign(c.data<int64_t>(), c.data<int64_t>() + c.numel());
+    weight = s[1].toList()[1];
+    bias = tensor_or_none(cls, s[2].toList()[0], "the bias");
+  } else if (s[0].isInt() && s[0].toInt() == 3) {
+    TVK_CHECK(s.size() == 3 && s[1].isList() && s[2].isList(), cls, ": a version 3 state must be (3, config, tensors)");
+    bool ints = true;
+    for (const IValue& v : s[1].toList()) ints = ints && v.isInt();
+    TVK_CHECK(ints, cls, ": config must be a list of ints");
+    config = s[1].toIntList();
+    const List& tensors = s[2].toList();
+    TVK_CHECK(tensors.size() == 2 || (tensors.size() == 3 && tensors[0].isNone()), cls,
+              ": a version 3 state's tensors must be [None, weight, bias]");
+    weight = tensors[tensors.size() - 2];
+    bias = tensor_or_none(cls, tensors.back(), "the bias");
+  } else {
+    throw Error(detail::concat(cls, ": state version ",
+                               s[0].isInt() ? std::to_string(s[0].toInt()) : s[0].isString() ? s[0].toStringRef() : s[0].tag_name(),
+                               " is not supported (versions 1, 2 and 3: PyTorch 1.5 and later)"));
+  }
   TVK_CHECK(config.size() == 11 && config[0] == 2, cls, ": config must hold 11 values for 2 spatial dims, got ",
             shape_string(config));
   TVK_CHECK((config[10] & 1) == 0, cls, ": transposed quantized convolutions are not supported");
-  const List& tensors = s[2].toList();
-  TVK_CHECK(tensors.size() >= 2 && tensors[0].isTensor() && (tensors[1].isNone() || tensors[1].isTensor()), cls,
-            ": tensors must be [weight, bias or None]");
+  TVK_CHECK(weight.isTensor() && weight.toTensor().defined(), cls, ": the weight must be a tensor");
   auto ctx = std::make_shared<QuantizedConvParams>();
-  ctx->weight = tensors[0].toTensor().cpu();
-  if (tensors[1].isTensor()) ctx->bias = tensors[1].toTensor().cpu();
+  ctx->weight = weight.toTensor().cpu();
+  if (bias.isTensor()) ctx->bias = bias.toTensor().cpu();
   ctx->stride = {config[1], config[2]};
   ctx->padding = {config[3], config[4]};
   ctx->dilation = {config[5], config[6]};
@@ -134,7 +189,7 @@ IValue conv_get_state(const Object& self) {
   const IntList config{2, c->stride[0], c->stride[1], c->padding[0], c->padding[1], c->dilation[0], c->dilation[1],
                        0, 0, c->groups, 0};
   return IValue::tuple({IValue(int64_t{3}), IValue(config),
-                        IValue::list(List{IValue(c->weight), c->bias.defined() ? IValue(c->bias) : IValue()})});
+                        IValue::list(List{IValue(), IValue(c->weight), c->bias.defined() ? IValue(c->bias) : IValue()})});
 }
 
 IValue conv2d_prepack(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding, IntList dilation,
@@ -147,7 +202,7 @@ IValue conv2d_prepack(const Tensor& weight, const Tensor& bias, IntList stride, 
   obj->type_name = kQuantizedConvClass;
   conv_set_state(*obj, IValue::tuple({IValue(int64_t{3}),
                                       IValue(IntList{2, st[0], st[1], pad[0], pad[1], dil[0], dil[1], 0, 0, groups, 0}),
-                                      IValue::list(List{IValue(weight), bias.defined() ? IValue(bias) : IValue()})}));
+                                      IValue::list(List{IValue(), IValue(weight), bias.defined() ? IValue(bias) : IValue()})}));
   return IValue(obj);
 }
 std::tuple<Tensor, IValue> conv2d_unpack(IValue params) {

@@ -489,6 +489,20 @@ def main():
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x, strict=False)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))
             torch.jit.save(scripted, path)
+        if name in ("dynamic_quant", "static_quant"):
+            # What mobile apps ship: the quantized model frozen (its packed parameters become
+            # constants, saved in the form torch's own serializer writes), optimized for the
+            # CPU, and that as a lite-interpreter file.
+            from torch.utils.mobile_optimizer import optimize_for_mobile
+
+            engine = torch.backends.quantized.engine
+            torch.backends.quantized.engine = "qnnpack"
+            scripted = torch.jit.script(model).eval()
+            torch.jit.save(torch.jit.freeze(scripted), os.path.join(args.out_dir, name + "_frozen.pt"))
+            mobile = optimize_for_mobile(scripted)
+            torch.jit.save(mobile, os.path.join(args.out_dir, name + "_mobile.pt"))
+            mobile._save_for_lite_interpreter(os.path.join(args.out_dir, name + "_lite.ptl"))
+            torch.backends.quantized.engine = engine
     print("torch", torch.__version__, "wrote", sorted(os.listdir(args.out_dir)))
 
 

@@ -8,6 +8,8 @@
 
 #include "io/npy.h"
 #include "jit/runtime/interpreter.h"
+#include "ops/custom_class.h"
+#include "ops/quantized.h"
 #include "model_support.h"
 #include "support/test_support.h"
 
@@ -38,7 +40,7 @@ std::vector<Tensor> flatten(const IValue& v) {
 struct ModelCase {
   std::string dir_kind;  // "torch113" or "torch211"
   std::string model;     // mobilenet_v2, resnet18, squeezenet1_1, control_flow
-  std::string mode;      // script, trace
+  std::string mode;      // script, trace; frozen, mobile (optimize_for_mobile for the CPU), lite (.ptl)
   Device device;
 };
 
@@ -61,7 +63,7 @@ TEST_P(ModelMatchesTorch, WithinRelativeTolerance) {
     if (testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set (run through ctest)";
     GTEST_SKIP() << "TVK_MODELS_DIR is not set";
   }
-  const std::string path = dir + "/" + c.model + "_" + c.mode + ".pt";
+  const std::string path = dir + "/" + c.model + "_" + c.mode + (c.mode == "lite" ? ".ptl" : ".pt");
   ASSERT_TRUE(fs::exists(path)) << path;
   jit::Module module = jit::load(path, c.device);
   Tensor input = io::read_npy(dir + "/" + c.model + "_input.npy");
@@ -99,6 +101,10 @@ std::vector<ModelCase> all_cases() {
     cases.push_back({"torch113", "shifted_windows", "script", d}); // issue 10: swin_t's writes into slices
     cases.push_back({"torch113", "dynamic_quant", "script", d});   // issue 11: quantize_dynamic's linears
     cases.push_back({"torch113", "static_quant", "script", d});    // issue 11: a statically quantized CNN
+    // issue 11: quantized models frozen, CPU-optimized and as lite files, as apps ship them
+    // (torch's serializer writes their packed convolutions as version 2 states)
+    for (const char* m : {"dynamic_quant", "static_quant"})
+      for (const char* mode : {"frozen", "mobile", "lite"}) cases.push_back({"torch113", m, mode, d});
     cases.push_back({"torch113", "xnnpack", "script", d});        // issue 11: CPU-prepacked contexts
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
@@ -187,6 +193,57 @@ TEST(ModelLoader, LiteInterpreterFileWithXnnpackContextsRunsOnEveryDevice) {
       EXPECT_LE(testing_support::max_abs_diff(out, expected) / testing_support::max_abs(expected), 1e-4)
           << dir << " on " << to_string(device);
     }
+  }
+}
+
+// Conv2dPackedParamsBase states as each PyTorch version wrote them (conv_serialization.h): the
+// same convolution from each; an unknown version is an error naming the known ones.
+TEST(ModelLoader, QuantizedConvStatesOfEveryVersionGiveTheSameParameters) {
+  const ops::CustomClass* cls = ops::find_custom_class(ops::kQuantizedConvClass);
+  ASSERT_NE(cls, nullptr);
+  const Tensor weight = tvk::rand({4, 2, 3, 3}, 1), bias = tvk::rand({4}, 2);
+  auto one = [](int64_t v) {
+    Tensor t = empty({1}, DType::Int64);
+    t.data<int64_t>()[0] = v;
+    return IValue(t);
+  };
+  const IntList config{2, 2, 1, 1, 0, 1, 2, 0, 0, 2, 0};  // stride (2, 1), padding (1, 0), dilation (1, 2), groups 2
+  Tensor packed = empty({11}, DType::Int64);
+  std::copy(config.begin(), config.end(), packed.data<int64_t>());
+  const std::vector<std::pair<const char*, IValue>> states = {
+      {"version 1", IValue::tuple({IValue(weight), IValue(bias), IValue::list({one(2), one(1)}),
+                                   IValue::list({one(1), one(0)}), IValue::list({one(1), one(2)}), one(2)})},
+      {"version 2", IValue::tuple({IValue(std::string("2")), IValue::list({IValue(packed), IValue(weight)}),
+                                   IValue::list({IValue(bias)})})},
+      {"version 3", IValue::tuple({IValue(int64_t{3}), IValue(config), IValue::list({IValue(), IValue(weight), IValue(bias)})})},
+      {"version 3 as tvk wrote it before", IValue::tuple({IValue(int64_t{3}), IValue(config), IValue::list({IValue(weight), IValue(bias)})})},
+  };
+  for (const auto& [what, state] : states) {
+    auto obj = std::make_shared<Object>();
+    obj->type_name = ops::kQuantizedConvClass;
+    cls->set_state(*obj, state);
+    const ops::QuantizedConvParams* p = ops::quantized_conv_params(IValue(obj));
+    ASSERT_NE(p, nullptr) << what;
+    EXPECT_EQ(testing_support::max_abs_diff(p->weight, weight), 0) << what;
+    EXPECT_EQ(testing_support::max_abs_diff(p->bias, bias), 0) << what;
+    EXPECT_EQ(p->stride, (IntList{2, 1})) << what;
+    EXPECT_EQ(p->padding, (IntList{1, 0})) << what;
+    EXPECT_EQ(p->dilation, (IntList{1, 2})) << what;
+    EXPECT_EQ(p->groups, 2) << what;
+    // What tvk writes back is torch's version 3, which reads back the same.
+    auto again = std::make_shared<Object>();
+    again->type_name = ops::kQuantizedConvClass;
+    cls->set_state(*again, cls->get_state(*obj));
+    const ops::QuantizedConvParams* q = ops::quantized_conv_params(IValue(again));
+    ASSERT_NE(q, nullptr) << what;
+    EXPECT_EQ(q->dilation, (IntList{1, 2})) << what;
+  }
+  auto obj = std::make_shared<Object>();
+  try {
+    cls->set_state(*obj, IValue::tuple({IValue(std::string("4")), IValue::list({}), IValue::list({})}));
+    FAIL() << "an unknown state version was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("versions 1, 2 and 3"), std::string::npos) << e.what();
   }
 }
 
