@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seed corpora for the fuzz targets, from real torch-saved files (Debian's torch 1.13): small
 scripted and traced models (convolutions, control flow, lists, NamedTuples), the records inside
-them (data.pkl, constants.pkl, code) and .npy files. Usage: make_corpus.py OUT_DIR"""
+them (data.pkl, constants.pkl, bytecode.pkl, code), lite files with bytecode only, and .npy
+files. Usage: make_corpus.py OUT_DIR"""
 import io
 import os
 import sys
@@ -60,6 +61,16 @@ def main():
             buf = io.BytesIO()
             torch.jit.save(m, buf)
             archives.append(("%s_%s" % (name, mode), buf.getvalue()))
+            if mode == "script" and name != "named":
+                # A lite-interpreter file with bytecode only (no code/): tvk's bytecode
+                # interpreter reads and runs it.
+                lite = io.BytesIO(m._save_to_buffer_for_lite_interpreter())
+                stripped = io.BytesIO()
+                with zipfile.ZipFile(lite) as zin, zipfile.ZipFile(stripped, "w") as zout:
+                    for info in zin.infolist():
+                        if "/code/" not in info.filename:
+                            zout.writestr(info, zin.read(info.filename))
+                archives.append(("%s_bytecode" % name, stripped.getvalue()))
     for name, data in archives:
         for target in ("zip", "load", "load_vulkan"):
             with open(os.path.join(dirs[target], name + ".pt"), "wb") as f:

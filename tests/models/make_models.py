@@ -417,6 +417,71 @@ def flatten(out):
     return result
 
 
+# Lite-interpreter files without code/ (bytecode only), which tvk runs on its bytecode
+# interpreter: torch writes code/ beside bytecode.pkl, and its own lite loader reads only the
+# bytecode, so a file with code/ removed is one torch runs the same way.
+BYTECODE_TOO = ("control_flow", "named_tuple", "segmentation", "dynamic_quant", "static_quant")
+
+
+def save_bytecode_only(scripted, path, x=None, expected=None, tolerance=1e-5):
+    """Writes `scripted` as a lite file, drops its code/ records, and checks that torch's lite
+    interpreter gives `expected` for `x` from what is left (max |difference| / max |expected| at
+    most `tolerance`: quantized kernels differ between torch's engines)."""
+    import zipfile
+    from torch.jit.mobile import _load_for_lite_interpreter
+
+    full = path + ".with_code"
+    scripted._save_for_lite_interpreter(full)
+    with zipfile.ZipFile(full) as zin, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            if "/code/" not in info.filename:
+                zout.writestr(info, zin.read(info.filename))
+    os.remove(full)
+    if x is not None:
+        got = flatten(_load_for_lite_interpreter(path)(x))
+        assert len(got) == len(expected), path
+        for g, e in zip(got, expected):
+            assert float((g - e).abs().max()) <= tolerance * float(e.abs().max()), path
+
+
+def write_hostile_bytecode(source, out_dir):
+    """Bytecode-only files with one part of control_flow's forward made invalid, as a corrupt or
+    hostile file would be: each must be a clean error, at load or when it runs."""
+    import pickle
+    import zipfile
+
+    with zipfile.ZipFile(source) as z:
+        records = {info.filename: z.read(info.filename) for info in z.infolist()}
+    key = [k for k in records if k.endswith("/bytecode.pkl")][0]
+    bytecode = pickle.loads(records[key])
+
+    def rewrite(change):
+        version, forward = bytecode[0], list(bytecode[1])
+        code = [list(pair) for pair in forward[1]]
+        for pair in code:
+            if pair[0] == "instructions":
+                pair[1] = tuple(change(list(pair[1])))
+        forward[1] = tuple(tuple(pair) for pair in code)
+        return (version, tuple(forward)) + tuple(bytecode[2:])
+
+    def first(instructions, opcode, replacement):
+        i = [n for n, inst in enumerate(instructions) if inst[0] == opcode][0]
+        instructions[i] = replacement
+        return instructions
+
+    variants = {
+        "register": lambda ins: first(ins, "LOAD", ("LOAD", 999, 0)),
+        "jump": lambda ins: first(ins, "JMP", ("JMP", 100000, 0)),
+        "operator": lambda ins: first(ins, "OP", ("OP", 999, 0)),
+        "opcode": lambda ins: first(ins, "OP", ("BOGUS", 0, 0)),
+        "underflow": lambda ins: [("DROP", 0, 0)] * 3 + [("RET", 0, 0)],
+    }
+    for name, change in variants.items():
+        with zipfile.ZipFile(os.path.join(out_dir, "hostile_bytecode_%s.ptl" % name), "w") as z:
+            for k, data in records.items():
+                z.writestr(k, pickle.dumps(rewrite(change), protocol=2) if k == key else data)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
@@ -438,8 +503,11 @@ def main():
             with torch.no_grad():
                 np.save(os.path.join(args.out_dir, "xnnpack_expected0.npy"), model(x).numpy())
             torch.jit.save(model, os.path.join(args.out_dir, "xnnpack_script.pt"))
-            # The same as a PyTorch Mobile lite-interpreter file (.ptl: bytecode.pkl beside code/).
+            # The same as a PyTorch Mobile lite-interpreter file (.ptl: bytecode.pkl beside code/),
+            # and as one with bytecode only.
             model._save_for_lite_interpreter(os.path.join(args.out_dir, "xnnpack_lite.ptl"))
+            with torch.no_grad():
+                save_bytecode_only(model, os.path.join(args.out_dir, "xnnpack_bytecode.ptl"), x, [model(x)])
             continue
         if name == "fallback_mix":
             model = FallbackMix().eval()
@@ -503,6 +571,18 @@ def main():
             torch.jit.save(mobile, os.path.join(args.out_dir, name + "_mobile.pt"))
             mobile._save_for_lite_interpreter(os.path.join(args.out_dir, name + "_lite.ptl"))
             torch.backends.quantized.engine = engine
+        if name in BYTECODE_TOO:
+            engine = torch.backends.quantized.engine
+            torch.backends.quantized.engine = "qnnpack"
+            # torch 1.13's lite interpreter cannot build the NamedTuple output (it fails with
+            # "basic_string::_M_create"), so that file is checked against the scripted model only.
+            with torch.no_grad():
+                save_bytecode_only(torch.jit.script(model), os.path.join(args.out_dir, name + "_bytecode.ptl"),
+                                   None if name == "named_tuple" else x, expected,
+                                   2e-2 if name.endswith("_quant") else 1e-5)
+            torch.backends.quantized.engine = engine
+            if name == "control_flow":
+                write_hostile_bytecode(os.path.join(args.out_dir, name + "_bytecode.ptl"), args.out_dir)
     print("torch", torch.__version__, "wrote", sorted(os.listdir(args.out_dir)))
 
 

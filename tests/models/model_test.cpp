@@ -40,7 +40,8 @@ std::vector<Tensor> flatten(const IValue& v) {
 struct ModelCase {
   std::string dir_kind;  // "torch113" or "torch211"
   std::string model;     // mobilenet_v2, resnet18, squeezenet1_1, control_flow
-  std::string mode;      // script, trace; frozen, mobile (optimize_for_mobile for the CPU), lite (.ptl)
+  std::string mode;      // script, trace; frozen, mobile (optimize_for_mobile for the CPU), lite (.ptl);
+                         // bytecode (a .ptl without code/: tvk's bytecode interpreter)
   Device device;
 };
 
@@ -63,7 +64,8 @@ TEST_P(ModelMatchesTorch, WithinRelativeTolerance) {
     if (testing_support::vulkan_required()) FAIL() << "TVK_MODELS_DIR is not set (run through ctest)";
     GTEST_SKIP() << "TVK_MODELS_DIR is not set";
   }
-  const std::string path = dir + "/" + c.model + "_" + c.mode + (c.mode == "lite" ? ".ptl" : ".pt");
+  const bool lite = c.mode == "lite" || c.mode == "bytecode";
+  const std::string path = dir + "/" + c.model + "_" + c.mode + (lite ? ".ptl" : ".pt");
   ASSERT_TRUE(fs::exists(path)) << path;
   jit::Module module = jit::load(path, c.device);
   Tensor input = io::read_npy(dir + "/" + c.model + "_input.npy");
@@ -105,6 +107,10 @@ std::vector<ModelCase> all_cases() {
     // (torch's serializer writes their packed convolutions as version 2 states)
     for (const char* m : {"dynamic_quant", "static_quant"})
       for (const char* mode : {"frozen", "mobile", "lite"}) cases.push_back({"torch113", m, mode, d});
+    // issue 11: lite files with bytecode only (loops, raise, NamedTuple and dict outputs,
+    // interpolate, quantized modules' __setstate__, XNNPACK contexts)
+    for (const char* m : {"control_flow", "named_tuple", "segmentation", "dynamic_quant", "static_quant", "xnnpack"})
+      cases.push_back({"torch113", m, "bytecode", d});
     cases.push_back({"torch113", "xnnpack", "script", d});        // issue 11: CPU-prepacked contexts
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
@@ -244,6 +250,29 @@ TEST(ModelLoader, QuantizedConvStatesOfEveryVersionGiveTheSameParameters) {
     FAIL() << "an unknown state version was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("versions 1, 2 and 3"), std::string::npos) << e.what();
+  }
+}
+
+// Bytecode-only files with an invalid part (make_models.py write_hostile_bytecode): each is a
+// tvk::Error naming what is wrong, at load or when the method runs, never a crash.
+TEST(ModelLoader, HostileBytecodeIsAnErrorNamingWhatIsWrong) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"register", "register 999 is outside"},
+      {"jump", "outside the function's"},
+      {"operator", "operator index 999 out of range"},
+      {"opcode", "opcode BOGUS is not a bytecode instruction"},
+      {"underflow", "the stack is empty"},
+  };
+  for (const auto& [name, message] : cases) {
+    try {
+      jit::Module module = jit::load(torch113_dir() + "/hostile_bytecode_" + name + ".ptl");
+      std::vector<IValue> in;
+      in.emplace_back(tvk::rand({1, 3, 8, 8}));
+      module.forward(std::move(in));
+      ADD_FAILURE() << name << ": no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << name << ": " << e.what();
+    }
   }
 }
 

@@ -167,6 +167,7 @@ void print_archive_summary(const std::string& path, const tvk::jit::ModuleState&
   std::printf("archive format version %lld (written by PyTorch, which records no producer version in it); "
               "TorchScript code: %s; lite-interpreter bytecode (.ptl): %s\n",
               static_cast<long long>(s.format_version), yes_no(s.has_code), yes_no(s.lite));
+  if (s.lite && !s.has_code) std::printf("bytecode only: its methods run on tvk's bytecode interpreter, op by op\n");
   for (const std::string& extra : s.extra_files) std::printf("extra file: %s\n", extra.c_str());
   for (const auto& [cls, n] : s.custom_classes) std::printf("packed parts: %lld x %s\n", static_cast<long long>(n), cls.c_str());
   if (s.quantized_modules)

@@ -3,6 +3,7 @@
 
 #include "core/storage.h"
 #include "jit/ir/freeze.h"
+#include "jit/runtime/bytecode.h"
 #include "jit/passes/passes.h"
 #include "jit/runtime/graph_executor.h"
 #include "jit/serialization/export.h"
@@ -105,6 +106,14 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
   // A module loaded for Vulkan moves CPU inputs in and CPU-bound outputs back, as the seed's
   // Java Module.load(path, Device.VULKAN) does.
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
+  if (state_->bytecode) {
+    const BytecodeFunction* fn = state_->bytecode->find(type_name() + "." + method);
+    check_inputs_for_vulkan_model(*state_, inputs);
+    Stack args{IValue(state_->root)};
+    for (IValue& v : inputs) args.push_back(state_->device != Device::CPU ? to_device(v, state_->device) : std::move(v));
+    IValue out = state_->bytecode->run(*fn, std::move(args), state_->interpreter->op_counts());
+    return back_to_cpu ? to_device(out, Device::CPU) : out;
+  }
   // `tvk check` counts the calls the code makes: that is the interpreter's view.
   auto graph = state_->interpreter->recording_ops() ? nullptr : graph_of(*state_, method);
   if (graph) {
@@ -120,6 +129,7 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
 
 bool Module::has_method(const std::string& method) const {
   if (!state_->frozen_methods.empty()) return state_->frozen_methods.count(method) > 0;
+  if (state_->bytecode) return state_->bytecode->find(type_name() + "." + method) != nullptr;
   const ClassInfo* cls = state_->unit->find_class(state_->root->type_name);
   return cls && cls->method(method);
 }
@@ -130,6 +140,7 @@ std::vector<std::string> Module::method_names() const {
     for (auto& [name, _] : state_->frozen_methods) out.push_back(name);
     return out;
   }
+  if (state_->bytecode) return state_->bytecode->methods_of(type_name());
   if (const ClassInfo* cls = state_->unit->find_class(state_->root->type_name))
     for (auto& [name, _] : cls->methods) out.push_back(name);
   return out;
@@ -149,7 +160,11 @@ std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) 
   return out;
 }
 
-void Module::save(const std::string& path) const { export_module(*state_, path); }
+void Module::save(const std::string& path) const {
+  if (state_->bytecode)
+    throw UnsupportedError(detail::concat(state_->path, " holds bytecode only (no code/), which tvk does not write back"));
+  export_module(*state_, path);
+}
 
 bool Module::optimized_for_vulkan() const {
   const IValue* v = state_->root->find("optimized_for_vulkan");

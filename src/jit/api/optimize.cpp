@@ -106,6 +106,10 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
   // Work on a copy: freezing sets training = False and folds attributes.
   const jit::ModuleState& original = *module.state();
   TVK_CHECK(original.frozen_methods.empty(), "this module is already optimized");
+  if (original.bytecode)
+    throw UnsupportedError(detail::concat(
+        original.path, " is a lite-interpreter file with bytecode only (no code/): tvk runs it as it is, op by op, "
+        "but optimize_for_mobile needs the TorchScript source; optimize the model's torch.jit.save file instead"));
   jit::ModuleState work;
   work.path = original.path;
   work.unit = original.unit;

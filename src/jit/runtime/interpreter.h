@@ -48,6 +48,7 @@ class Interpreter {
   // When set, every op call is counted here by full name ("aten::conv2d"), for `tvk check`.
   void record_ops(std::map<std::string, int64_t>* counts) { op_counts_ = counts; }
   bool recording_ops() const { return op_counts_ != nullptr; }
+  std::map<std::string, int64_t>* op_counts() const { return op_counts_; }
   // Bounds the interpreter's native recursion (model calls nesting), so hostile code cannot
   // overflow the stack.
   static constexpr int kMaxCallDepth = 200;

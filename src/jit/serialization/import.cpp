@@ -5,6 +5,7 @@
 
 #include "core/storage.h"
 #include "jit/frontend/parser.h"
+#include "jit/runtime/bytecode.h"
 #include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "tvk/version.h"
@@ -117,12 +118,16 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   state->unit = std::make_shared<CompilationUnit>();
   CompilationUnit& unit = *state->unit;
 
+  bool has_code = false;
   for (const std::string& record : zip.records()) {  // names relative to the top folder
     if (record.rfind("code/", 0) != 0 || record.size() < 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
     std::vector<uint8_t> bytes = zip.read(record);
     const std::string text(bytes.begin(), bytes.end());
     unit.add_source(parse_source(text, path + "/" + record), qualifier_of_code_record(record));
+    has_code = true;
   }
+  // A lite-interpreter file without source runs its bytecode (runtime/bytecode.h).
+  const bool bytecode_only = !has_code && zip.has("bytecode.pkl");
 
   if (zip.has("constants.pkl")) {
     StorageLoader constants_storage(zip, "constants");
@@ -148,6 +153,23 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
     unit.constants = constants.toTuple();
   }
 
+  if (bytecode_only) {
+    // Bytecode 5 and later keep its tensors in constants/, beside constants.pkl's; earlier
+    // versions in bytecode/.
+    StorageLoader in_constants(zip, "constants"), in_bytecode(zip, "bytecode");
+    UnpicklerHooks hooks;
+    hooks.load_storage = [&](const std::string& key, const std::string& type, int64_t numel, const std::string& loc) {
+      return zip.has("constants/" + key) ? in_constants(key, type, numel, loc) : in_bytecode(key, type, numel, loc);
+    };
+    hooks.set_state = [&](const std::shared_ptr<Object>& obj, IValue state_value) {
+      const ops::CustomClass* custom = ops::find_custom_class(obj->type_name);
+      if (custom == nullptr)
+        throw Error(detail::concat("bytecode constant of class ", obj->type_name, " is not a class tvk knows"));
+      custom->set_state(*obj, state_value);
+    };
+    state->bytecode = BytecodeUnit::load(zip, path, std::move(hooks));
+  }
+
   state->interpreter = std::make_unique<Interpreter>(unit, device);
   Interpreter& interpreter = *state->interpreter;
   StorageLoader data_storage(zip, "data");
@@ -158,7 +180,7 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
       if (!ops::find_custom_class(type))
         throw Error(detail::concat("custom class ", type, " is not available in this tvk build",
                                    TVK_USE_VULKAN ? "" : " (Vulkan classes need TVK_USE_VULKAN=ON)"));
-    } else if (!unit.find_class(type)) {
+    } else if (!unit.find_class(type) && !bytecode_only) {
       throw Error(detail::concat("class ", type, " has no code in the archive"));
     }
     auto obj = std::make_shared<Object>();
@@ -169,6 +191,12 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
     if (const ops::CustomClass* custom = ops::find_custom_class(obj->type_name)) {
       custom->set_state(*obj, state_value);
       return;
+    }
+    if (state->bytecode) {
+      if (const BytecodeFunction* setstate = state->bytecode->find(obj->type_name + ".__setstate__")) {
+        state->bytecode->run(*setstate, {IValue(obj), std::move(state_value)});
+        return;
+      }
     }
     const ClassInfo* cls = unit.find_class(obj->type_name);
     if (cls && cls->method("__setstate__")) {
@@ -199,6 +227,8 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
     std::map<const Object*, bool> seen;
     move_tensors(root, device, seen);
     for (IValue& c : unit.constants) move_tensors(c, device, seen);
+    if (state->bytecode)
+      for (IValue* c : state->bytecode->constants()) move_tensors(*c, device, seen);
   }
   state->root = root.toObject();
   return state;

@@ -15,6 +15,7 @@
 namespace tvk::jit {
 
 class GraphExecutor;
+class BytecodeUnit;
 
 struct ModuleState {
   std::string path;
@@ -22,6 +23,8 @@ struct ModuleState {
   std::shared_ptr<CompilationUnit> unit;
   std::unique_ptr<Interpreter> interpreter;
   std::shared_ptr<Object> root;
+  // A lite-interpreter file without code/: its methods run as bytecode.
+  std::shared_ptr<BytecodeUnit> bytecode;
   // Methods frozen and optimized by optimize_for_mobile; they run as graphs, not as code.
   std::map<std::string, std::shared_ptr<GraphExecutor>> frozen_methods;
   // Methods of a loaded module, frozen on first call to run as (planned) graphs; a method the
