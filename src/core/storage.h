@@ -74,8 +74,8 @@ class DeviceCapture {
   virtual bool replayable() const = 0;
   // Runs the recorded work again and waits for it.
   virtual void replay() = 0;
-  // Where to write new bytes for the host data uploaded from `source` while capturing, so the
-  // next replay uploads them instead; nullptr when nothing was uploaded from there.
+  // Where to write new bytes for the host data last uploaded from `source` while capturing, so
+  // the next replay uploads them instead; nullptr when nothing was uploaded from there.
   virtual void* upload_slot(const void* source, size_t nbytes) const = 0;
   // While recording: copies the first `nbytes` of `storage` (a tensor of this device) into host
   // memory as the recording's last step, and again at the end of every replay. Returns where

@@ -52,8 +52,11 @@ class VulkanCapture final : public DeviceCapture {
     ctx_->stream().replay(capture_);
   }
   void* upload_slot(const void* source, size_t nbytes) const override {
-    for (const Capture::Upload& u : capture_.uploads())
-      if (u.source == source && u.bytes == nbytes) return u.staging;
+    // The latest upload from there: callers ask right after recording it, and a host buffer
+    // may have been uploaded (or freed and reused) before.
+    const auto& uploads = capture_.uploads();
+    for (auto u = uploads.rbegin(); u != uploads.rend(); ++u)
+      if (u->source == source && u->bytes == nbytes) return u->staging;
     return nullptr;
   }
   const void* download_slot(const Storage& storage, size_t nbytes) override {

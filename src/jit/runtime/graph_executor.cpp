@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <system_error>
 #include <thread>
@@ -22,6 +23,19 @@ void note_uses(const Node& node, size_t position, std::map<int, size_t>& last_us
     for (const auto& n : b->nodes) note_uses(*n, position, last_use);
     for (const Arg& a : b->outputs)
       if (a.is_value()) last_use[a.value->id] = position;
+  }
+}
+
+// Calls `fn` on every defined tensor in `v`, through lists, tuples, NamedTuples and dicts.
+void for_each_tensor(const IValue& v, const std::function<void(const Tensor&)>& fn) {
+  if (v.isTensor()) {
+    if (v.toTensor().defined()) fn(v.toTensor());
+  } else if (v.isList() || v.isTuple()) {
+    for (const IValue& e : v.toList()) for_each_tensor(e, fn);
+  } else if (v.isObject() && v.toObject()->named_tuple) {
+    for (const auto& field : v.toObject()->attributes) for_each_tensor(field.second, fn);
+  } else if (v.isDict()) {
+    for (const auto& item : v.toDict()->items) for_each_tensor(item.second, fn);
   }
 }
 
@@ -132,19 +146,11 @@ IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool
 // Records the copies of the device tensors materialize() will bring to the CPU.
 void record_downloads(const IValue& v, const std::set<const Storage*>& to_cpu, bool all_to_cpu,
                       DeviceCapture& capture, Downloads& downloads) {
-  if (v.isTensor()) {
-    const Tensor& t = v.toTensor();
-    if (!t.defined() || t.device() == Device::CPU) return;
+  for_each_tensor(v, [&](const Tensor& t) {
+    if (t.device() == Device::CPU) return;
     const Storage* s = t.storage().get();
     if ((all_to_cpu || to_cpu.count(s)) && !downloads.count(s)) downloads[s] = capture.download_slot(*s, s->nbytes());
-    return;
-  }
-  if (v.isList() || v.isTuple())
-    for (const IValue& e : v.toList()) record_downloads(e, to_cpu, all_to_cpu, capture, downloads);
-  if (v.isObject() && v.toObject()->named_tuple)
-    for (const auto& field : v.toObject()->attributes) record_downloads(field.second, to_cpu, all_to_cpu, capture, downloads);
-  if (v.isDict())
-    for (const auto& item : v.toDict()->items) record_downloads(item.second, to_cpu, all_to_cpu, capture, downloads);
+  });
 }
 }  // namespace
 
@@ -379,30 +385,15 @@ void GraphExecutor::cut_segment(RunState& state, bool then_record) const {
 
 namespace {
 void device_storages(const IValue& v, std::set<const Storage*>& out) {
-  if (v.isTensor()) {
-    const Tensor& t = v.toTensor();
-    if (t.defined() && t.device() != Device::CPU) out.insert(t.storage().get());
-  } else if (v.isList() || v.isTuple()) {
-    for (const IValue& e : v.toList()) device_storages(e, out);
-  } else if (v.isObject() && v.toObject()->named_tuple) {
-    for (const auto& field : v.toObject()->attributes) device_storages(field.second, out);
-  } else if (v.isDict()) {
-    for (const auto& item : v.toDict()->items) device_storages(item.second, out);
-  }
+  for_each_tensor(v, [&](const Tensor& t) {
+    if (t.device() != Device::CPU) out.insert(t.storage().get());
+  });
 }
 
 bool has_cpu_tensor(const IValue& v) {
-  if (v.isTensor()) return v.toTensor().defined() && v.toTensor().device() == Device::CPU;
-  if (v.isList() || v.isTuple())
-    for (const IValue& e : v.toList())
-      if (has_cpu_tensor(e)) return true;
-  if (v.isObject() && v.toObject()->named_tuple)
-    for (const auto& field : v.toObject()->attributes)
-      if (has_cpu_tensor(field.second)) return true;
-  if (v.isDict())
-    for (const auto& item : v.toDict()->items)
-      if (has_cpu_tensor(item.second)) return true;
-  return false;
+  bool found = false;
+  for_each_tensor(v, [&](const Tensor& t) { found = found || t.device() == Device::CPU; });
+  return found;
 }
 
 // A plain move of a whole device tensor to the CPU (no dtype change): a recorded download.
@@ -419,16 +410,12 @@ bool is_plain_download(const Node& node, const Stack& args) {
 void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IValue>& env, RunState& state) const {
   Stack args;
   for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
-  // A node reading a pending download: the segment recorded so far must run first.
-  for (const Arg& a : node.args) {
-    if (!a.is_value()) continue;
-    bool pending = false;
-    for (const Plan::Fetch& f : state.pending) pending |= f.value == a.value->id;
-    if (pending && node.kind != NodeKind::TupleConstruct && node.kind != NodeKind::ListConstruct) {
-      cut_segment(state, true);
-      break;
-    }
-  }
+  // A node reading a pending download: the segment recorded so far must run first (a replay
+  // makes the downloaded tensor only then).
+  bool reads_pending = false;
+  for (const Arg& a : node.args)
+    for (const Plan::Fetch& f : state.pending) reads_pending |= a.is_value() && f.value == a.value->id;
+  if (reads_pending) cut_segment(state, true);
   if (!state.planning() || state.segment == nullptr) {
     run_node(node, std::move(args), env, &state, false);
     return;
