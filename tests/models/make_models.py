@@ -475,6 +475,7 @@ def write_hostile_bytecode(source, out_dir):
         "operator": lambda ins: first(ins, "OP", ("OP", 999, 0)),
         "opcode": lambda ins: first(ins, "OP", ("BOGUS", 0, 0)),
         "underflow": lambda ins: [("DROP", 0, 0)] * 3 + [("RET", 0, 0)],
+        "endless": lambda ins: [("JMP", 0, 0)],
     }
     for name, change in variants.items():
         with zipfile.ZipFile(os.path.join(out_dir, "hostile_bytecode_%s.ptl" % name), "w") as z:

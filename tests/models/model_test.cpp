@@ -8,6 +8,8 @@
 
 #include "io/npy.h"
 #include "jit/runtime/interpreter.h"
+#include "jit/serialization/zip_reader.h"
+#include "jit/serialization/zip_writer.h"
 #include "ops/custom_class.h"
 #include "ops/quantized.h"
 #include "model_support.h"
@@ -253,6 +255,23 @@ TEST(ModelLoader, QuantizedConvStatesOfEveryVersionGiveTheSameParameters) {
   }
 }
 
+TEST(ModelLoader, ArchivesOfPyTorch10To12AreAnErrorNamingTheFormat) {
+  const std::string path = ::testing::TempDir() + "tvk_legacy_model_json.pt";
+  {
+    jit::ZipWriter zip(path, "legacy");
+    zip.add("version", std::string("1\n"));
+    zip.add("model.json", std::string("{\"protoVersion\": \"3\", \"mainModule\": {}}"));
+    zip.add("attributes.pkl", std::string("\x80\x02)."));
+    zip.finish();
+  }
+  try {
+    jit::load(path);
+    FAIL() << "a model.json archive loaded";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("PyTorch 1.0-1.2 archive (model.json"), std::string::npos) << e.what();
+  }
+}
+
 // Bytecode-only files with an invalid part (make_models.py write_hostile_bytecode): each is a
 // tvk::Error naming what is wrong, at load or when the method runs, never a crash.
 TEST(ModelLoader, HostileBytecodeIsAnErrorNamingWhatIsWrong) {
@@ -262,6 +281,7 @@ TEST(ModelLoader, HostileBytecodeIsAnErrorNamingWhatIsWrong) {
       {"operator", "operator index 999 out of range"},
       {"opcode", "opcode BOGUS is not a bytecode instruction"},
       {"underflow", "the stack is empty"},
+      {"endless", "loops ran more than"},
   };
   for (const auto& [name, message] : cases) {
     try {
@@ -291,8 +311,6 @@ TEST(ModelLoader, VulkanModuleKeepsParametersOnTheGpu) {
 
 // ---- archives whose code or objects were tampered with ------------------------------------------
 
-#include "jit/serialization/zip_reader.h"
-#include "jit/serialization/zip_writer.h"
 
 namespace {
 

@@ -364,10 +364,17 @@ class Machine {
       case BytecodeOp::JF: {
         const IValue c = pop();
         TVK_CHECK(c.isBool(), "JF needs a bool, got ", c.tag_name());
+        if (!c.toBool() && in.x <= 0 && ++backward_jumps_ > Interpreter::kMaxLoopIterations)
+          throw Error(detail::concat("loops ran more than ", Interpreter::kMaxLoopIterations, " iterations"));
         pc = static_cast<size_t>(static_cast<int64_t>(pc) + (c.toBool() ? 1 : in.x));
         return false;
       }
-      case BytecodeOp::JMP: pc = static_cast<size_t>(static_cast<int64_t>(pc) + in.x); return false;
+      case BytecodeOp::JMP:
+        // Loops jump back: a bound, so hostile bytecode cannot hang the process.
+        if (in.x <= 0 && ++backward_jumps_ > Interpreter::kMaxLoopIterations)
+          throw Error(detail::concat("loops ran more than ", Interpreter::kMaxLoopIterations, " iterations"));
+        pc = static_cast<size_t>(static_cast<int64_t>(pc) + in.x);
+        return false;
       case BytecodeOp::LOOP: {
         // The stack: trip count, max trip count, condition, the loop-carried values (N - 2).
         TVK_CHECK(in.n >= 2 && static_cast<size_t>(in.n + 1) <= stack_.size(), "LOOP needs ", in.n + 1, " values");
@@ -514,6 +521,7 @@ class Machine {
   std::vector<IValue> registers_;
   int depth_;
   std::map<std::string, int64_t>* op_counts_;
+  int64_t backward_jumps_ = 0;
 };
 
 }  // namespace

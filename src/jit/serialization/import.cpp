@@ -109,6 +109,10 @@ std::shared_ptr<ModuleState> import_archive(const std::string& path, Device devi
 
 std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device) {
   read_version(zip);
+  if (!zip.has("data.pkl") && zip.has("model.json"))
+    throw UnsupportedError(detail::concat(
+        path, ": a PyTorch 1.0-1.2 archive (model.json and attributes.pkl, no data.pkl), a format tvk does not read; "
+              "loading it with torch 1.x and saving it again with torch.jit.save writes one it does"));
   if (!zip.has("data.pkl"))
     throw Error(detail::concat(path, ": no 'data.pkl' record (not a TorchScript module archive)"));
 
