@@ -233,7 +233,10 @@ void write_back_view(const OpEntry& op, const Tensor& self, const IValue& result
 }
 
 // call_on_cpu, then for an in-place op the write-back to the tensor a Vulkan view came from.
+std::atomic<uint64_t> g_fallback_runs{0};
+
 IValue fall_back(const OpEntry& op, Stack args) {
+  ++g_fallback_runs;
   const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
   IValue result = call_on_cpu(op, std::move(args));
   if (op.mutates_self) write_back_view(op, self, result);
@@ -273,6 +276,7 @@ IValue call(const OpEntry& op, Stack args) {
     try {
       return kernel(args);
     } catch (const UnsupportedError&) {
+      ++g_fallback_runs;
       return call_on_cpu(op, std::move(args));
     }
   }
@@ -281,6 +285,8 @@ IValue call(const OpEntry& op, Stack args) {
   write_back_view(op, self, result);
   return result;
 }
+
+uint64_t cpu_fallback_runs() { return g_fallback_runs.load(); }
 
 const OpEntry& require_op(const std::string& full_name) {
   const OpEntry* op = Registry::global().find(full_name);

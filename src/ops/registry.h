@@ -60,6 +60,9 @@ bool scalar_stays_on_cpu(const Tensor& t);
 int cpu_float_factory_device_arg(const OpEntry& op, const std::function<const IValue*(size_t)>& arg);
 // Runs `op` on complete arguments. Throws UnsupportedError when the device has no kernel.
 IValue call(const OpEntry& op, Stack args);
+// Calls the CPU fallback has run so far, in every thread (tests tell a Vulkan kernel's own
+// result from the fallback's with it).
+uint64_t cpu_fallback_runs();
 // Looks up `full_name` and runs it; fills trailing defaults for a shorter argument list.
 IValue call(const std::string& full_name, Stack args);
 const OpEntry& require_op(const std::string& full_name);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "ops/registry.h"
@@ -278,7 +279,7 @@ void run_cases(const std::string& op, Device device) {
   // fallback is off (the seed's rule), and gives torch's results, on Vulkan, with it on.
   const ops::OpEntry* entry = ops::Registry::global().find(op);
   const bool cpu_only = device == Device::Vulkan && entry && !entry->vulkan;
-  int n = 0;
+  int n = 0, non_float_cases = 0, native_non_float_cases = 0;
   for (const Case& c : m.cases) {
     if (c.op != op) continue;
     ++n;
@@ -295,11 +296,29 @@ void run_cases(const std::string& op, Device device) {
     }
     // Vulkan kernels compute float32: one given (or asked to make) an int64 or bool tensor may
     // decline with UnsupportedError, and then the fallback must give torch's results.
-    set_cpu_fallback(cpu_only || (device == Device::Vulkan && has_non_float_tensor(c)));
+    const bool non_float = device == Device::Vulkan && has_non_float_tensor(c);
+    set_cpu_fallback(cpu_only || non_float);
+    const uint64_t fallbacks = ops::cpu_fallback_runs();
     run_case(c, device);
     set_cpu_fallback(false);
+    if (non_float && !cpu_only && !c.expect_error) {
+      ++non_float_cases;
+      if (ops::cpu_fallback_runs() == fallbacks) ++native_non_float_cases;
+    }
   }
   EXPECT_GT(n, 0) << "no PyTorch cases for " << op << "; add them to tests/ops/gen_op_cases.py";
+  // Those cases run with the fallback on, which would hide a Vulkan kernel that stopped
+  // handling its int64 or bool tensors: these kernels must give every such case themselves.
+  static const std::set<std::string> kNativeNonFloat = {
+      "aten::adaptive_max_pool2d", "aten::argmax",   "aten::embedding",         "aten::eq.Scalar", "aten::ne.Scalar",
+      "aten::lt.Scalar",           "aten::le.Scalar", "aten::gt.Scalar",         "aten::ge.Scalar", "aten::index.Tensor",
+      "aten::index_select",        "aten::where.self", "aten::masked_fill.Scalar", "aten::fill_.Scalar"};
+  if (device == Device::Vulkan && kNativeNonFloat.count(op)) {
+    EXPECT_GT(non_float_cases, 0) << op << " has no int64 or bool case left to check its Vulkan kernel with";
+    EXPECT_EQ(native_non_float_cases, non_float_cases)
+        << op << ": " << non_float_cases - native_non_float_cases << " of its " << non_float_cases
+        << " int64/bool cases fell back to the CPU instead of running its Vulkan kernel";
+  }
 }
 
 // The ops these tests cover: every aten op that takes or returns a tensor.
