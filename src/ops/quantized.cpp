@@ -97,9 +97,9 @@ Tensor dequantize(const Tensor& self) {
 
 // Conv2dPackedParamsBase state, in any of the forms PyTorch has written
 // (aten/src/ATen/native/quantized/cpu/conv_serialization.h):
-//   version 1 (PyTorch 1.5-1.6): (weight, bias?, [stride tensors], [padding tensors],
+//   version 1 (the oldest): (weight, bias?, [stride tensors], [padding tensors],
 //             [dilation tensors], groups tensor), one-element tensors;
-//   version 2 (1.7 to at least 1.13, what torch.jit.freeze and optimize_for_mobile write):
+//   version 2 (what torch 1.13 writes when it freezes or optimizes a quantized model):
 //             ("2", [config as an int16 tensor, weight], [bias?]);
 //   version 3: (3, config, [None, weight, bias?]); tvk before 2026-12-02 wrote [weight, bias?].
 // config: [spatial dims = 2, stride x2, padding x2, dilation x2, output padding x2, groups,
@@ -164,7 +164,7 @@ void conv_set_state(Object& self, const IValue& state) {
   } else {
     throw Error(detail::concat(cls, ": state version ",
                                s[0].isInt() ? std::to_string(s[0].toInt()) : s[0].isString() ? s[0].toStringRef() : s[0].tag_name(),
-                               " is not supported (versions 1, 2 and 3: PyTorch 1.5 and later)"));
+                               " is not supported (tvk reads versions 1, 2 and 3)"));
   }
   TVK_CHECK(config.size() == 11 && config[0] == 2, cls, ": config must hold 11 values for 2 spatial dims, got ",
             shape_string(config));
