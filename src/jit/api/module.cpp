@@ -106,16 +106,9 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
   // A module loaded for Vulkan moves CPU inputs in and CPU-bound outputs back, as the seed's
   // Java Module.load(path, Device.VULKAN) does.
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
-  if (state_->bytecode) {
-    const BytecodeFunction* fn = state_->bytecode->find(type_name() + "." + method);
-    check_inputs_for_vulkan_model(*state_, inputs);
-    Stack args{IValue(state_->root)};
-    for (IValue& v : inputs) args.push_back(state_->device != Device::CPU ? to_device(v, state_->device) : std::move(v));
-    IValue out = state_->bytecode->run(*fn, std::move(args), state_->interpreter->op_counts());
-    return back_to_cpu ? to_device(out, Device::CPU) : out;
-  }
-  // `tvk check` counts the calls the code makes: that is the interpreter's view.
-  auto graph = state_->interpreter->recording_ops() ? nullptr : graph_of(*state_, method);
+  // `tvk check` counts the calls the code makes: that is the interpreter's view. Bytecode has
+  // no source for the freezer.
+  auto graph = state_->interpreter->recording_ops() || state_->bytecode ? nullptr : graph_of(*state_, method);
   if (graph) {
     if (state_->device == Device::CPU) check_inputs_for_vulkan_model(*state_, inputs);
     return graph->run(std::move(inputs), state_->device, back_to_cpu);
@@ -123,7 +116,15 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs)
   if (state_->device != Device::CPU)
     for (IValue& v : inputs) v = to_device(v, state_->device);
   check_inputs_for_vulkan_model(*state_, inputs);
-  IValue out = state_->interpreter->call_method(state_->root, method, std::move(inputs));
+  IValue out;
+  if (state_->bytecode) {
+    Stack args{IValue(state_->root)};
+    for (IValue& v : inputs) args.push_back(std::move(v));
+    out = state_->bytecode->run(*state_->bytecode->find(type_name() + "." + method), std::move(args),
+                                state_->interpreter->op_counts());
+  } else {
+    out = state_->interpreter->call_method(state_->root, method, std::move(inputs));
+  }
   return back_to_cpu ? to_device(out, Device::CPU) : out;
 }
 

@@ -137,10 +137,8 @@ bool returns_tensors(const Node& n) {
   return false;
 }
 
-bool is_in_place(const Node& n) {
-  const std::string& name = n.op->schema.name;
-  return name.size() > 2 && name.back() == '_' && name[name.size() - 2] != '_';
-}
+// An op that writes its first argument ("Tensor(a!) self"), as the registry reads its schema.
+bool is_in_place(const Node& n) { return n.op->mutates_self; }
 
 // The device an explicit transfer (`to`, aten::to.prim_Device) moves to; none for other nodes
 // or a device given at run time.
@@ -241,13 +239,9 @@ PartitionReport partition_for_cpu_fallback(Graph& g, Device device) {
     auto key = std::make_tuple(static_cast<const Value*>(a.value), static_cast<const NodeBlock*>(consumer->owner), target);
     auto it = moved.find(key);
     if (it == moved.end()) {
-      auto node = std::make_unique<Node>();
-      node->kind = NodeKind::Op;
-      node->op = &to;
+      std::unique_ptr<Node> node = make_transfer(g, a, target);
       node->source = consumer->source;
-      node->args = {a, Arg::of(IValue(target)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))};
-      Value* out = g.new_value(ValueType::Tensor);
-      node->outputs.push_back(out);
+      Value* out = node->outputs[0];
       g.insert_before(std::move(node), consumer);
       where[out] = target;
       it = moved.emplace(key, out).first;

@@ -432,21 +432,21 @@ int fold_prepacking(Graph& g) {
   return folded;
 }
 
+std::unique_ptr<Node> make_transfer(Graph& g, const Arg& x, Device device) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::Op;
+  node->op = &op("aten::to.prim_Device");
+  node->args = {x, Arg::of(IValue(device)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))};
+  node->outputs.push_back(g.new_value(ValueType::Tensor));
+  return node;
+}
+
 int insert_backend_transfers(Graph& g, Device device) {
   int inserted = 0;
-  const ops::OpEntry& to = op("aten::to.prim_Device");
-  auto make_to = [&](const Arg& x, Device d) {
-    auto node = std::make_unique<Node>();
-    node->kind = NodeKind::Op;
-    node->op = &to;
-    node->args = {x, Arg::of(IValue(d)), Arg::of(IValue()), Arg::of(IValue(false)), Arg::of(IValue(false))};
-    node->outputs.push_back(g.new_value(ValueType::Tensor));
-    return node;
-  };
   // Inputs: moved where they enter, before the first node.
   for (Value* in : g.inputs()) {
     if (in->type != ValueType::Tensor || g.uses(in).empty()) continue;
-    auto node = make_to(Arg::of(in), device);
+    auto node = make_transfer(g, Arg::of(in), device);
     Value* moved = node->outputs[0];
     g.replace_all_uses(in, Arg::of(moved));
     node->args[0] = Arg::of(in);
@@ -459,7 +459,7 @@ int insert_backend_transfers(Graph& g, Device device) {
   // the CPU.
   auto to_cpu = [&](Arg& a) {
     if (!a.is_value() || a.value->type != ValueType::Tensor) return;
-    Node* node = g.append(make_to(a, Device::CPU));
+    Node* node = g.append(make_transfer(g, a, Device::CPU));
     a = Arg::of(node->outputs[0]);
     ++inserted;
   };
@@ -471,7 +471,7 @@ int insert_backend_transfers(Graph& g, Device device) {
       Node* construct = out.value->producer;
       for (Arg& element : construct->args) {
         if (!element.is_value() || element.value->type != ValueType::Tensor) continue;
-        auto node = make_to(element, Device::CPU);
+        auto node = make_transfer(g, element, Device::CPU);
         element = Arg::of(node->outputs[0]);
         g.insert_before(std::move(node), construct);
         ++inserted;

@@ -2,6 +2,7 @@
 // many rewrites it made.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ struct PartitionReport {
   int transfers = 0;
 };
 PartitionReport partition_for_cpu_fallback(Graph& graph, Device device);
+// A new aten::to.prim_Device node moving `x` to `device` (not yet in the graph).
+std::unique_ptr<Node> make_transfer(Graph& graph, const Arg& x, Device device);
 // An op that runs on the CPU under the fallback: a CPU kernel and no kernel for `device`.
 bool falls_back_to_cpu(const Node& n, Device device);
 // A pure node that repeats an earlier one (same op, same arguments) in its block or an

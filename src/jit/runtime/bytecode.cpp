@@ -71,7 +71,6 @@ int64_t integer(const IValue& v, const std::string& what) {
 // Inline prim ops: no registered op or builtin stands for them.
 constexpr const char* kUncheckedCast = "@unchecked_cast";
 constexpr const char* kRaise = "@RaiseException";
-constexpr const char* kTupleIndex = "@TupleIndex";
 constexpr const char* kTupleUnpack = "@TupleUnpack";
 constexpr const char* kMissing = "@missing";
 
@@ -89,7 +88,7 @@ BytecodeOperator resolve_operator(const IValue& entry, const std::string& where)
   if ((out.op = ops::Registry::global().find(out.name))) return out;
   if (name == "prim::unchecked_cast") out.builtin = kUncheckedCast;
   else if (name == "prim::RaiseException") out.builtin = kRaise;
-  else if (name == "prim::TupleIndex") out.builtin = kTupleIndex;
+  else if (name == "prim::TupleIndex") out.builtin = "__getitem__";
   else if (name == "prim::TupleUnpack") out.builtin = kTupleUnpack;
   if (!out.builtin.empty()) return out;
   // aten::len.t, aten::__getitem__.t, aten::add.int, aten::Int.Tensor...: the builtin table.
@@ -111,7 +110,7 @@ int64_t builtin_arity(const std::string& builtin) {
       {"neg", 1}, {"__not__", 1}, {"__and__", 2}, {"__or__", 2}, {"__is__", 2}, {"__isnot__", 2}, {"str", 1},
       {"int", 1}, {"float", 1}, {"bool", 1}, {"abs", 1}, {"floor", 1}, {"ceil", 1}, {"sqrt", 1}, {"append", 2},
       {"list", 1}, {"__contains__", 2}, {"_set_item", 3}, {"keys", 1}, {"values", 1}, {"items", 1},
-      {"warn", 2}, {"slice", 4}, {kUncheckedCast, 1}, {kRaise, 2}, {kTupleIndex, 2}, {kTupleUnpack, 1}, {kMissing, 0}};
+      {"warn", 2}, {"slice", 4}, {kUncheckedCast, 1}, {kRaise, 2}, {kTupleUnpack, 1}, {kMissing, 0}};
   auto it = arity.find(builtin);
   return it == arity.end() ? -1 : it->second;
 }
@@ -299,9 +298,6 @@ class Machine {
       TVK_CHECK(args.size() == 1 && (args[0].isTuple() || args[0].isList()), op.name, " takes a tuple");
       for (const IValue& v : args[0].toList()) push(v);
       return;
-    } else if (op.builtin == kTupleIndex) {
-      TVK_CHECK(args.size() == 2 && args[1].isInt(), op.name, " takes a tuple and an index");
-      out = index_of(args[0], args[1].toInt());
     } else if (!call_builtin("ops.aten." + op.builtin, args, {}, &out)) {
       throw Error(detail::concat(op.name, " does not accept these arguments"));
     }
@@ -312,13 +308,12 @@ class Machine {
     push(std::move(out));
   }
 
-  static IValue index_of(const IValue& tuple, int64_t index) {
-    TVK_CHECK(tuple.isTuple() || tuple.isList(), "expected a tuple, got ", tuple.tag_name());
-    const List& t = tuple.toList();
-    const int64_t size = static_cast<int64_t>(t.size());
-    if (index < 0) index += size;
-    TVK_CHECK(index >= 0 && index < size, "tuple index ", index, " out of range (", size, " elements)");
-    return t[static_cast<size_t>(index)];
+  // The builtin `name` (builtins.h) on `args`: the prim instructions the interpreter's code
+  // calls as builtins too.
+  static IValue builtin(const char* name, Stack args) {
+    IValue out;
+    if (!call_builtin(name, args, {}, &out)) throw Error(detail::concat(name, " does not accept these arguments"));
+    return out;
   }
 
   // Runs one instruction; true at RET.
@@ -418,10 +413,9 @@ class Machine {
         break;
       }
       case BytecodeOp::TUPLE_INDEX: {
-        const IValue index = pop();
-        TVK_CHECK(index.isInt(), "TUPLE_INDEX needs an int index");
-        const IValue tuple = pop();
-        push(index_of(tuple, index.toInt()));
+        Stack args = pop_n(2);
+        TVK_CHECK(args[0].isTuple() || args[0].isList(), "TUPLE_INDEX needs a tuple, got ", args[0].tag_name());
+        push(builtin("__getitem__", std::move(args)));
         break;
       }
       case BytecodeOp::DICT_CONSTRUCT: {
@@ -433,12 +427,9 @@ class Machine {
         break;
       }
       case BytecodeOp::DICT_INDEX: {
-        const IValue key = pop();
-        const IValue dict = pop();
-        TVK_CHECK(dict.isDict(), "DICT_INDEX needs a dict, got ", dict.tag_name());
-        const IValue* v = dict.toDict()->find(key);
-        TVK_CHECK(v != nullptr, "key ", python_str(key), " is not in the dict");
-        push(*v);
+        Stack args = pop_n(2);
+        TVK_CHECK(args[0].isDict(), "DICT_INDEX needs a dict, got ", args[0].tag_name());
+        push(builtin("__getitem__", std::move(args)));
         break;
       }
       case BytecodeOp::NAMED_TUPLE_CONSTRUCT: {
@@ -466,27 +457,11 @@ class Machine {
         throw ScriptException(cls.isString() ? cls.toStringRef() : "builtins.Exception",
                               message.isString() ? message.toStringRef() : python_str(message));
       }
-      case BytecodeOp::IS:
-      case BytecodeOp::ISNOT: {
-        const IValue b = pop();
-        const IValue a = pop();
-        push(IValue(a.is(b) == (in.op == BytecodeOp::IS)));
-        break;
-      }
-      case BytecodeOp::NOT: {
-        const IValue b = pop();
-        TVK_CHECK(b.isBool(), "__not__ needs a bool, got ", b.tag_name());
-        push(IValue(!b.toBool()));
-        break;
-      }
+      case BytecodeOp::IS: push(builtin("__is__", pop_n(2))); break;
+      case BytecodeOp::ISNOT: push(builtin("__isnot__", pop_n(2))); break;
+      case BytecodeOp::NOT: push(builtin("__not__", pop_n(1))); break;
       case BytecodeOp::UN_INITIALIZED: push(IValue()); break;
-      case BytecodeOp::FORMAT: {
-        Stack args = pop_n(in.x);
-        IValue out;
-        TVK_CHECK(call_builtin("format", args, {}, &out), "format does not accept these arguments");
-        push(std::move(out));
-        break;
-      }
+      case BytecodeOp::FORMAT: push(builtin("format", pop_n(in.x))); break;
       case BytecodeOp::DEVICE: push(IValue(tensor(pop()).device())); break;
       case BytecodeOp::DTYPE: push(IValue(ops::dtype_code(tensor(pop()).dtype()))); break;
       case BytecodeOp::DIM: push(IValue(static_cast<int64_t>(tensor(pop()).dim()))); break;

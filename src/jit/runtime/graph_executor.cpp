@@ -39,6 +39,14 @@ void for_each_tensor(const IValue& v, const std::function<void(const Tensor&)>& 
   }
 }
 
+// A node's arguments: values from `env`, constants as folded in.
+Stack arguments_of(const Node& node, const std::vector<IValue>& env) {
+  Stack args;
+  args.reserve(node.args.size());
+  for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
+  return args;
+}
+
 bool is_vulkan(const IValue& v) {
   if (v.isTensor()) return v.toTensor().defined() && v.toTensor().device() == Device::Vulkan;
   if (v.isDevice()) return v.toDevice() == Device::Vulkan;
@@ -185,7 +193,6 @@ struct GraphExecutor::Plan {
   bool output_from_host = false;  // the graph's output is made by a host step
   std::set<const Storage*> to_cpu;
   Downloads downloads;         // outputs' host copies, written by each replay
-  size_t host_steps = 0;
   std::mutex mutex;            // one replay at a time: the recording has one set of buffers
 };
 
@@ -197,8 +204,12 @@ struct GraphExecutor::RunState {
   DeviceBackend* backend = nullptr;
   DeviceCapture* segment = nullptr;  // the recording now open, if any
   std::vector<char> from_host;        // per value: made by a host step (or a CPU input)
-  std::vector<Plan::Fetch> pending;   // downloads recorded in the open segment
-  std::vector<Tensor> pending_tensors;  // where the capturing run's copies of them go
+  // Downloads recorded in the open segment, each with the tensor the capturing run fills.
+  struct PendingDownload {
+    Plan::Fetch fetch;
+    Tensor host;
+  };
+  std::vector<PendingDownload> pending;
   bool planning() const { return data_dependent.empty(); }
   void fail(std::string why) {
     if (data_dependent.empty()) data_dependent = std::move(why);
@@ -240,16 +251,10 @@ GraphExecutor::~GraphExecutor() = default;
 void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, bool top_level,
                               RunState* capture) const {
   size_t position = 0;
-  Stack args;
   for (const auto& node_ptr : block.nodes) {
     const Node& node = *node_ptr;
-    if (capture && top_level && capture->plan) {
-      plan_node(node, position, env, *capture);
-    } else {
-      args.clear();
-      for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
-      run_node(node, std::move(args), env, capture, true);
-    }
+    if (capture && top_level && capture->plan) plan_node(node, position, env, *capture);
+    else run_node(node, arguments_of(node, env), env, capture, true);
     if (top_level)
       for (int id : dies_after_[position]) env[id] = IValue();
     ++position;
@@ -359,8 +364,8 @@ void GraphExecutor::cut_segment(RunState& state, bool then_record) const {
   } else if (was_recording && segment->commands() > 0) {
     segment->replay();
   }
-  for (size_t i = 0; i < state.pending.size(); ++i)
-    std::memcpy(state.pending_tensors[i].raw_data(), state.pending[i].slot, state.pending_tensors[i].nbytes());
+  for (const RunState::PendingDownload& p : state.pending)
+    std::memcpy(p.host.raw_data(), p.fetch.slot, p.host.nbytes());
   if (state.planning() && segment->commands() == 0 && state.pending.empty()) {
     // Nothing recorded since the last cut (the graph ends with its CPU part): no segment.
     if (state.plan->segments.back().get() == segment) state.plan->segments.pop_back();
@@ -368,11 +373,10 @@ void GraphExecutor::cut_segment(RunState& state, bool then_record) const {
     Plan::Step step;
     step.kind = Plan::Step::Kind::RunSegment;
     step.index = state.plan->segments.size() - 1;
-    step.fetches = std::move(state.pending);
+    for (RunState::PendingDownload& p : state.pending) step.fetches.push_back(std::move(p.fetch));
     state.plan->steps.push_back(std::move(step));
   }
   state.pending.clear();
-  state.pending_tensors.clear();
   if (!then_record || !state.planning()) return;
   std::unique_ptr<DeviceCapture> next = state.backend->begin_capture();
   if (!next) {
@@ -408,13 +412,12 @@ bool is_plain_download(const Node& node, const Stack& args) {
 }  // namespace
 
 void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IValue>& env, RunState& state) const {
-  Stack args;
-  for (const Arg& a : node.args) args.push_back(a.is_value() ? env[a.value->id] : a.constant);
+  Stack args = arguments_of(node, env);
   // A node reading a pending download: the segment recorded so far must run first (a replay
   // makes the downloaded tensor only then).
   bool reads_pending = false;
   for (const Arg& a : node.args)
-    for (const Plan::Fetch& f : state.pending) reads_pending |= a.is_value() && f.value == a.value->id;
+    for (const RunState::PendingDownload& p : state.pending) reads_pending |= a.is_value() && p.fetch.value == a.value->id;
   if (reads_pending) cut_segment(state, true);
   if (!state.planning() || state.segment == nullptr) {
     run_node(node, std::move(args), env, &state, false);
@@ -431,8 +434,7 @@ void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IVa
     if (const void* slot = state.segment->download_slot(*t.storage(), t.nbytes())) {
       Tensor host = empty(t.sizes(), t.dtype(), Device::CPU);
       const int id = node.outputs[0]->id;
-      state.pending.push_back({id, slot, t.sizes(), t.dtype()});
-      state.pending_tensors.push_back(host);
+      state.pending.push_back({{id, slot, t.sizes(), t.dtype()}, host});
       state.from_host[id] = 1;
       env[id] = IValue(std::move(host));
       return;
@@ -503,7 +505,6 @@ void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IVa
     }
   for (const Value* v : node.outputs) state.from_host[v->id] = 1;
   state.plan->steps.push_back(std::move(step));
-  ++state.plan->host_steps;
 }
 
 std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
@@ -698,7 +699,8 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
   plan->to_cpu = std::move(state.to_cpu);
   ++stats_.plans_built;
   stats_.segments = plan->segments.size();
-  stats_.host_steps = plan->host_steps;
+  stats_.host_steps = static_cast<uint64_t>(std::count_if(
+      plan->steps.begin(), plan->steps.end(), [](const Plan::Step& s) { return s.kind == Plan::Step::Kind::Host; }));
   plans_.emplace_front(sig, plan);
   if (plans_.size() > kMaxPlans) plans_.pop_back();
   std::lock_guard<std::mutex> replay_lock(plan->mutex);
