@@ -1,7 +1,8 @@
 // Winograd F(4,3) input transform: each invocation takes one 6 x 6 input tile (4 x 4 outputs,
 // stride 4, padding read as 0) of one channel and writes V = B^T d B as 36 values, one per
-// weight set of the GEMM that follows (conv2d_oc8 over [36 x batch] images of [channels] x
-// [tiles4] "pixels"). Tiles past the last (tiles4 rounds up to a multiple of 4, so the GEMM
+// weight set of the GEMMs that follow: V is [36][channels][batch][tiles4], so each set is one
+// [channels] x [batch x tiles4] matrix (conv2d_oc8 over 36 images of that many "pixels", or a
+// batched GEMM of 36). Tiles past the last (tiles4 rounds up to a multiple of 4, so the GEMM
 // reads 4 tiles per texel) are written as 0. Large convolutions run in parts of images and of
 // tiles, so that V and the GEMM's output fit one binding.
 #version 450
@@ -58,7 +59,7 @@ void main() {
   load_row(base, iy0 + 5, ix0, tile_ok, l5, h5);
   // B^T d: rows combined as vectors, then each row of it through B.
   int stride = batch * channels * tiles4;
-  int dst = (n * channels + c) * tiles4 + t;
+  int dst = (c * batch + n) * tiles4 + t;
   store_row(dst, stride, 4.0 * l0 - 5.0 * l2 + l4, 4.0 * h0 - 5.0 * h2 + h4);
   store_row(dst + 6 * stride, stride, -4.0 * (l1 + l2) + l3 + l4, -4.0 * (h1 + h2) + h3 + h4);
   store_row(dst + 12 * stride, stride, 4.0 * (l1 - l2) - l3 + l4, 4.0 * (h1 - h2) - h3 + h4);

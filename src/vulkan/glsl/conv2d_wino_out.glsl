@@ -1,5 +1,5 @@
 // Winograd F(4,3) output transform: each invocation reads the 36 GEMM products of one tile of
-// one output channel (M, as conv2d_oc8 wrote them: [36 x batch][out_c][tiles4]), computes the
+// one output channel (M, as the GEMMs wrote them: [36][out_c][batch][tiles4]), computes the
 // 4 x 4 outputs A^T M A, adds the bias and the residual (HAS_RESIDUAL), clamps, and stores the
 // outputs that fall inside the image.
 #version 450
@@ -55,7 +55,7 @@ void main() {
   int tg = tile_base + t;
   if (t >= tile_count || tg >= tiles || oc >= out_c || n >= batch) return;
   int stride = batch * out_c * tiles4;
-  int src = (n * out_c + oc) * tiles4 + t;
+  int src = (oc * batch + n) * tiles4 + t;
   // A^T M, column by column (written without loops or local arrays, which lavapipe keeps and
   // indexes lane by lane).
   vec4 c0 = column(src, stride, 0), c1 = column(src, stride, 1), c2 = column(src, stride, 2);

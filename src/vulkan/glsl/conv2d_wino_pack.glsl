@@ -2,9 +2,11 @@
 // each filter g becomes U = G g G^T, 6 x 6 values, and the 36 transformed filters are laid out
 // as 36 weight sets of conv2d_oc8's packed form, [36][blocks][in_c][8] (channels past out_c
 // zero), followed by one zero bias section [blocks x 8]: the bias is added after the output
-// transform, not to each of the 36 products.
+// transform, not to each of the 36 products. PLAIN = 1 lays them out as 36 plain [out_c][in_c]
+// matrices instead, for the GEMM kernels (gemm.h) and no bias section.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const int PLAIN = 0;
 
 layout(std430, binding = 0) writeonly buffer Packed { float p[]; };
 layout(std430, binding = 1) readonly buffer Weight { float w[]; };
@@ -24,10 +26,10 @@ void g6(float a0, float a1, float a2, out float r[6]) {
 
 void main() {
   int ic = int(gl_GlobalInvocationID.x), oc = int(gl_GlobalInvocationID.y);
-  if (ic >= in_c || oc >= blocks * 8) return;
-  int set_size = blocks * in_c * 8;
-  if (ic == 0) p[36 * set_size + oc] = 0.0;
-  int dst = ((oc / 8) * in_c + ic) * 8 + oc % 8;
+  if (ic >= in_c || oc >= (PLAIN == 1 ? out_c : blocks * 8)) return;
+  int set_size = PLAIN == 1 ? out_c * in_c : blocks * in_c * 8;
+  if (PLAIN == 0 && ic == 0) p[36 * set_size + oc] = 0.0;
+  int dst = PLAIN == 1 ? oc * in_c + ic : ((oc / 8) * in_c + ic) * 8 + oc % 8;
   if (oc >= out_c) {
     for (int xi = 0; xi < 36; ++xi) p[xi * set_size + dst] = 0.0;
     return;

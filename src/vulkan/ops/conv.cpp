@@ -320,10 +320,11 @@ bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input,
 bool winograd_pays(const ops::Conv2dParams& p) { return p.batch > 1; }
 
 // Winograd F(4,3) for 3x3, stride 1, dilation 1, ungrouped convolutions: the input
-// transform (conv2d_wino_in), 36 GEMMs in one conv2d_oc8 dispatch (the transformed tiles are
-// its "pixels", the 36 weight sets its images), and the output transform with bias, residual
-// and clamp (conv2d_wino_out): 4 times fewer multiply-adds than the direct kernel. The
-// transformed values are parted by images and then by tiles so each fits one binding.
+// transform (conv2d_wino_in), 36 GEMMs in one dispatch (the 36 weight sets times the
+// transformed tiles of every image: a batched GEMM, or conv2d_oc8 with the tiles as its
+// "pixels" and the sets as its images), and the output transform with bias, residual and clamp
+// (conv2d_wino_out): 4 times fewer multiply-adds than the direct kernel. The transformed values
+// are parted by images and then by tiles so each fits one binding.
 void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
                   const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
@@ -368,13 +369,21 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
                           i32(p.padding[0]), i32(tiles_w), i32(tiles), i32(tiles4), i32(n0), i32(t0), i32(count)};
       launch(grid_launch("conv2d_wino_in", {u32(op, tiles4), u32(op, p.in_channels), u32(op, images)}),
              {v, texels1(input)}, in);
-      // The GEMM: a 1x1 convolution over [36 x images] images of in_channels x tiles4 pixels.
-      const ops::Conv2dParams g =
-          pointwise_gemm(kWinogradSets * images, p.in_channels, p.out_channels, tiles4, tiles4);
-      Tensor m = empty_vulkan({g.batch, p.out_channels, 1, tiles4});
-      constexpr float kInf = std::numeric_limits<float>::infinity();
-      run_oc8(op, g, v.view({g.batch, p.in_channels, 1, tiles4}), w.winograd, w.winograd_format, m, -kInf, kInf,
-              Tensor(), i32(images), i32(kWinogradSets));
+      // The GEMMs, one per weight set: [out_c x in_c] @ [in_c x images * tiles4].
+      const int64_t cols = images * tiles4;
+      Tensor m = empty_vulkan({kWinogradSets, p.out_channels, 1, cols});
+      if (w.winograd_gemm) {
+        const bool half = w.winograd_format == Buffer::TexelFormat::R16F;
+        const GemmOperand a{w.winograd, p.out_channels * p.in_channels, p.in_channels, 1, half};
+        const GemmOperand b{v, p.in_channels * cols, cols, 1, false};
+        launch_tiled_gemm(op, m, kWinogradSets, p.out_channels, p.in_channels, cols, a, b, nullptr, 1.0, 1.0);
+      } else {
+        // As a 1x1 convolution over 36 images of in_channels x cols pixels, image k using set k.
+        const ops::Conv2dParams g = pointwise_gemm(kWinogradSets, p.in_channels, p.out_channels, cols, cols);
+        constexpr float kInf = std::numeric_limits<float>::infinity();
+        run_oc8(op, g, v.view({g.batch, p.in_channels, 1, cols}), w.winograd, w.winograd_format, m, -kInf, kInf,
+                Tensor(), 1, i32(kWinogradSets));
+      }
       WinogradOutParams o{i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(images), i32(tiles_w), i32(tiles),
                           i32(tiles4), w.bias.defined() ? 1 : 0, out_min, out_max, i32(n0),
                           out_whole ? i32(n0) : 0, i32(t0), i32(count)};
@@ -429,11 +438,18 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed, stride, dilation);
   if (w.kernel == ConvKernel::Winograd) {
     const int64_t out_c = weight.size(0), in_c = weight.size(1), blocks = (out_c + kBlock - 1) / kBlock;
-    Tensor packed = empty_vulkan({(kWinogradSets * in_c + 1) * blocks * kBlock});
+    // Where the GEMM kernels take convolutions (tensor cores in fp16), they take the 36 products
+    // too: plain matrices. Otherwise conv2d_oc8's packed sets.
+    w.winograd_gemm = conv_gemm_wanted() && use_tiled_gemm(out_c, in_c);
+    const int64_t packed_size =
+        w.winograd_gemm ? kWinogradSets * out_c * in_c : (kWinogradSets * in_c + 1) * blocks * kBlock;
+    Tensor packed = empty_vulkan({packed_size});
     const WinogradPackParams params{to_i32(op, out_c), to_i32(op, in_c), to_i32(op, blocks)};
-    launch(grid_launch("conv2d_wino_pack", {u32(op, in_c), u32(op, blocks * kBlock), 1}), {packed, weight.contiguous()},
-           params);
-    const StoredWeights stored = store_weights(packed, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+    launch(grid_launch("conv2d_wino_pack", {u32(op, in_c), u32(op, blocks * kBlock), 1}, {w.winograd_gemm ? 1u : 0u}),
+           {packed, weight.contiguous()}, params);
+    const StoredWeights stored =
+        w.winograd_gemm ? store_weights(packed, Buffer::TexelFormat::R32, Buffer::TexelFormat::R16F)
+                        : store_weights(packed, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
     w.winograd = stored.storage;
     w.winograd_format = stored.format;
     if (bias.defined()) w.bias = bias.contiguous();
@@ -452,9 +468,7 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   const Tensor wc = weight.contiguous();
   const int64_t out_c = weight.size(0);
   const int64_t k = weight.size(1) * weight.size(2) * weight.size(3);
-  const bool pointwise = weight.size(2) == 1 && weight.size(3) == 1 && groups == 1 &&
-                         ops::expand_pair(op, "stride", stride) == std::array<int64_t, 2>{1, 1};
-  if (pointwise && conv_gemm_wanted()) {
+  if (w.kernel == ConvKernel::Oc8 && groups == 1 && conv_gemm_wanted()) {
     const StoredWeights plain = store_weights(wc.view({out_c, k}), Buffer::TexelFormat::R32, Buffer::TexelFormat::R16F);
     w.gemm_weight = plain.storage;
     w.gemm_format = plain.format;
@@ -497,7 +511,8 @@ namespace {
 // and 0.50 without at batch 1, and 3.47 against 3.71 ms at batch 32 (GPU 2.05 against 2.26).
 bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                         const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  if (!w.gemm_weight.defined() || residual.defined() || p.padding[0] != 0 || p.padding[1] != 0 ||
+  if (!w.gemm_weight.defined() || residual.defined() || p.kernel_h != 1 || p.kernel_w != 1 || p.stride[0] != 1 ||
+      p.stride[1] != 1 || p.padding[0] != 0 || p.padding[1] != 0 ||
       (p.batch == 1 && !conv_gemm_forced()) ||
       !use_tiled_gemm(p.out_channels, p.in_channels) || !storage_binding_fits(out) ||
       !texel_view_fits(input, Buffer::TexelFormat::R32))
@@ -509,6 +524,44 @@ bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWe
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, p.in_channels, plane, a, b,
                     w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max);
+  return true;
+}
+
+// Any other ungrouped convolution at batch 2+ where the GEMM kernels take convolutions: im2col,
+// then out[n] (Cout x plane) = W (Cout x Cin*KH*KW) @ col[n] + bias, clamped (tensor cores in
+// fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2 layers went from 1.32 to 0.83
+// ms of GPU time with the im2col copies; mobilenet_v2's stem (27 terms per output) lost 0.06
+// ms, so sums under 32 terms keep conv2d_oc8. The patch matrix of the whole batch is made at
+// once, so its size is capped (the stem at batch 32 takes 236 MB); larger ones, and fused
+// residuals, keep conv2d_oc8 too.
+bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                     const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  constexpr VkDeviceSize kMaxPatchBytes = VkDeviceSize{256} << 20;
+  constexpr int64_t kMinTerms = 32;
+  const int64_t plane = p.out_h * p.out_w, plane_padded = (plane + 3) / 4 * 4;
+  const int64_t rows = p.in_channels * p.kernel_h * p.kernel_w;
+  const auto bytes = static_cast<VkDeviceSize>(p.batch * rows * plane_padded) * sizeof(float);
+  if (!w.gemm_weight.defined() || residual.defined() || p.groups != 1 || (p.batch == 1 && !conv_gemm_forced()) ||
+      (rows < kMinTerms && !conv_gemm_forced()) ||
+      bytes > std::min(kMaxPatchBytes, max_storage_binding()) || !use_tiled_gemm(p.out_channels, rows) ||
+      !storage_binding_fits(out) || !texel_view_fits(input, Buffer::TexelFormat::R32))
+    return false;
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  Tensor col = empty_vulkan({p.batch, rows, 1, plane_padded});
+  TVK_CHECK(texel_view_fits(col, Buffer::TexelFormat::R32), op, ": the patch matrix ", col.shape_string(),
+            " exceeds this device's texel buffer limit");
+  const Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),
+                            i32(p.padding[1]), i32(p.padding[0]), 0};
+  launch(grid_launch("conv2d_im2col", {u32(op, plane_padded / 4), u32(op, rows), u32(op, p.batch)},
+                     {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
+                      u32(op, p.dilation[0]), u32(op, p.dilation[1])}),
+         {col, texels1(input)}, params);
+  const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
+  const GemmOperand a{w.gemm_weight, 0, rows, 1, half};
+  const GemmOperand b{col, rows * plane_padded, plane_padded, 1, false};
+  const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
+  launch_tiled_gemm(op, out, p.batch, p.out_channels, rows, plane, a, b, w.gemm_bias.defined() ? &bias : nullptr, 1.0,
+                    1.0, out_min, out_max);
   return true;
 }
 
@@ -550,7 +603,9 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                  sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
   switch (w.kernel) {
     case ConvKernel::Oc8:
-      if (run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual)) return out;
+      if (run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual) ||
+          run_im2col_gemm(op, p, w, input, out, out_min, out_max, residual))
+        return out;
       if (!run_pointwise_split(op, p, w, input, out, out_min, out_max, residual) &&
           !run_im2col(op, p, input, w, out, out_min, out_max, residual))
         run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,

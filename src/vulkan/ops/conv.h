@@ -32,17 +32,21 @@ struct ConvWeights {
   // How the Oc8 and depthwise kernels read `weight`: RGBA32 / R32, or RGBA16F / R16F when it was
   // packed in fp16 precision (set_vulkan_precision).
   Buffer::TexelFormat weight_format = Buffer::TexelFormat::RGBA32;
-  // Winograd: 36 weight sets of the Oc8 form (one per transformed tap) and a zero bias.
+  // Winograd: 36 weight sets of the Oc8 form (one per transformed tap) and a zero bias; or,
+  // where winograd_gemm, 36 plain [out, in] matrices (R32 or R16F) for the GEMM kernels.
   Tensor winograd;
   Buffer::TexelFormat winograd_format = Buffer::TexelFormat::RGBA32;
-  // Pointwise convolutions that run as a GEMM (conv_gemm_wanted): the weights as a plain
-  // [out, in] matrix (R16F in fp16 precision) and the bias as given; undefined otherwise.
+  bool winograd_gemm = false;
+  // Ungrouped Oc8 convolutions where the GEMM kernels take them (conv_gemm_wanted): the weights
+  // as a plain [out, in x kh x kw] matrix (R16F in fp16 precision) and the bias as given;
+  // undefined otherwise.
   Tensor gemm_weight, gemm_bias;
   Buffer::TexelFormat gemm_format = Buffer::TexelFormat::R32;
 };
 
-// Whether pointwise convolutions keep their weights for a batched GEMM (gemm.h), which runs them
-// at batch 2+: in fp16 precision on devices with cooperative matrices (tensor cores).
+// Whether ungrouped convolutions keep their weights for a batched GEMM (gemm.h), which runs them
+// at batch 2+ (pointwise directly, others after im2col, Winograd's 36 products): in fp16
+// precision on devices with cooperative matrices (tensor cores).
 // TVK_CONV_GEMM=1 takes the GEMM on every device and batch (to test it on lavapipe), =0 never.
 bool conv_gemm_wanted();
 
