@@ -1,6 +1,6 @@
 // Ops that are other registered ops under another name or argument order (traced models call
-// them: maxvit_t's swapaxes, swin_t's rsub and fill_). One kernel for both devices: they
-// dispatch on their inputs through the ops they call.
+// them: maxvit_t's swapaxes, swin_t's rsub and fill_), and old archives' meaning of div. One
+// kernel for both devices: they dispatch on their inputs through the ops they call.
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 #include "tvk/ops.h"
@@ -28,8 +28,28 @@ Tensor fill_tensor(const Tensor& self, const Tensor& value) {
   return fill_scalar(self, value.item());
 }
 
+// PyTorch's operator upgraders div_Tensor_0_3 and div_Scalar_0_3: in archives of format
+// version 3 or older, torch.div of integral operands rounded toward zero; with a float operand
+// it was true division, as now. The interpreter calls these for such archives' div
+// (jit/runtime/interpreter.cpp), with integer scalars only.
+Tensor legacy_div_tensor(const Tensor& self, const Tensor& other) {
+  check_defined("tvk::legacy_div", self);
+  check_defined("tvk::legacy_div", other, "other");
+  if (self.dtype() == DType::Float32 || other.dtype() == DType::Float32) return div(self, other);
+  return ops::call(require_op("aten::div.Tensor_mode"), Stack{IValue(self), IValue(other), IValue(std::string("trunc"))})
+      .toTensor();
+}
+Tensor legacy_div_scalar(const Tensor& self, int64_t other) {
+  check_defined("tvk::legacy_div", self);
+  if (self.dtype() == DType::Float32) return div(self, static_cast<double>(other));
+  return ops::call(require_op("aten::div.Scalar_mode"), Stack{IValue(self), IValue(other), IValue(std::string("trunc"))})
+      .toTensor();
+}
+
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("tvk::legacy_div.Tensor(Tensor self, Tensor other) -> Tensor", legacy_div_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("tvk::legacy_div.Scalar(Tensor self, int other) -> Tensor", legacy_div_scalar);
 TVK_REGISTER_OP_ANY_DEVICE("aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", fill_scalar);
 TVK_REGISTER_OP_ANY_DEVICE("aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", fill_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", swapaxes);

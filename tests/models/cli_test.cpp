@@ -147,6 +147,13 @@ TEST(Cli, CheckNamesTheArchiveAndItsPrepackedOrQuantizedParts) {
   r = run_cli("check " + testing_support::models_dir() + "/xnnpack_lite.ptl --input-shape 1,3,16,16");
   EXPECT_NE(r.out.find("lite-interpreter bytecode (.ptl): yes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("x __torch__.torch.classes.xnnpack.Conv2dOpContext"), std::string::npos) << r.out;
+
+  // An archive in PyTorch 1.3's forms: its version, and the old meanings its ops run with.
+  r = run_cli("check " + testing_support::models_dir() + "/legacy_ops_v1.pt --input-shape 1,3,64,64");
+  EXPECT_NE(r.out.find("archive format version 1 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch.div of integer tensors rounds toward zero"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tvk::legacy_div.Tensor"), std::string::npos) << r.out;
+  EXPECT_EQ(run_cli("check " + fixture("mobilenet_v2_script.pt")).out.find("rounds toward zero"), std::string::npos);
 }
 
 // Issue 15: a detection model takes a list of images (--input-list); check names the ops that

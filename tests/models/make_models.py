@@ -316,10 +316,34 @@ class FallbackMix(torch.nn.Module):
         return torch.relu(v) * 2.0, i, torch.argmax(c, 1), torch.sort(s, 1)[0], picked * 3.0, keep
 
 
+class LegacyOps(torch.nn.Module):
+    """Ops whose meaning changed after PyTorch 1.5 (issue 11). In an archive of format version 3
+    or older integer div rounds toward zero, and up to version 4 full with an integer fill makes
+    floats: torch applies its upgraders to such files, and tvk must too. The Optional attribute
+    prints as unchecked_cast(Tensor, ...), which legacy_archive.py writes in the older forms."""
+
+    scale: Optional[torch.Tensor]
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.tensor(0.5)
+
+    def forward(self, x):
+        c = torch.tensor(x.size(1) * 10 - 7)  # 23 for 3 channels, int64
+        q = torch.div(c, 4)  # then 5; now 5.75
+        neg = torch.div(torch.tensor(7 - x.size(1) * 10), torch.tensor(4))  # then -5 (not -6); now -5.75
+        f = torch.full([2, 3], 7)  # then float32; now int64
+        y = torch.div(x, 2)  # true division in every version
+        s = self.scale
+        if s is not None:
+            y = y * s
+        return y, q, neg, f
+
+
 # The small test models: 64x64 inputs, scripted only (tracing would drop the control flow,
 # list building or in-place rebinding each one is there for).
 SMALL_SCRIPTED = ("control_flow", "data_dependent", "inplace_shape", "named_tuple", "dense_shuffle", "torch_flags",
-                  "attention", "segmentation", "shifted_windows", "dynamic_quant", "static_quant")
+                  "attention", "segmentation", "shifted_windows", "dynamic_quant", "static_quant", "legacy_ops")
 
 # Of those, traced as well: a traced segmentation model reads the upsampling size through
 # prim::NumToTensor and int(), as torchvision's traced segmentation models do.
@@ -389,6 +413,8 @@ def build(name, small):
         return dynamic_quant()
     if name == "static_quant":
         return static_quant()
+    if name == "legacy_ops":
+        return LegacyOps()
     raise SystemExit("unknown model " + name)
 
 
@@ -483,12 +509,44 @@ def write_hostile_bytecode(source, out_dir):
                 z.writestr(k, pickle.dumps(rewrite(change), protocol=2) if k == key else data)
 
 
+# Archives in the forms PyTorch 1.3 (format version 1) and 1.4-1.5 (version 2) wrote
+# (legacy_archive.py), made from the file of the mode given: <model>_v1.pt and <model>_v2.pt.
+LEGACY_TOO = {"control_flow": "script", "named_tuple": "script", "segmentation": "trace", "mobilenet_v2": "trace",
+              "legacy_ops": "script"}
+
+
+def save_legacy(name, out_dir, x, expected):
+    """Writes <name>_v1.pt and <name>_v2.pt and checks that torch runs both to `expected` (or,
+    for legacy_ops, to what its upgraders make of the model, which then becomes the expected
+    output, while the model's own outputs are kept as legacy_ops_modern_expected<i>.npy)."""
+    import legacy_archive
+
+    source = os.path.join(out_dir, "%s_%s.pt" % (name, LEGACY_TOO[name]))
+    outputs = []
+    for version in (1, 2):
+        path = os.path.join(out_dir, "%s_v%d.pt" % (name, version))
+        legacy_archive.write_legacy(source, path, version)
+        with torch.no_grad():
+            outputs.append(flatten(torch.jit.load(path)(x)))
+    for got in outputs:
+        assert len(got) == len(outputs[0]) and all(torch.equal(a, b) for a, b in zip(got, outputs[0])), name
+    if name == "legacy_ops":
+        for i, (old, new) in enumerate(zip(outputs[0], expected)):
+            np.save(os.path.join(out_dir, "legacy_ops_modern_expected%d.npy" % i), new.numpy())
+            np.save(os.path.join(out_dir, "legacy_ops_expected%d.npy" % i), old.numpy())
+        assert outputs[0][1].dtype == torch.int64 and int(outputs[0][1]) == 5 and int(outputs[0][2]) == -5
+        assert outputs[0][3].dtype == torch.float32 and expected[3].dtype == torch.int64
+        return
+    for got, want in zip(outputs[0], expected):
+        assert float((got - want).abs().max()) <= 1e-5 * float(want.abs().max()), name
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix,ssdlite"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix,ssdlite,legacy_ops"
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -558,6 +616,8 @@ def main():
             scripted = torch.jit.script(model) if mode == "script" else torch.jit.trace(model, x, strict=False)
             path = os.path.join(args.out_dir, "%s_%s.pt" % (name, mode))
             torch.jit.save(scripted, path)
+        if name in LEGACY_TOO:
+            save_legacy(name, args.out_dir, x, expected)
         if name in ("dynamic_quant", "static_quant"):
             # What mobile apps ship: the quantized model frozen (its packed parameters become
             # constants, saved in the form torch's own serializer writes), optimized for the

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "io/npy.h"
+#include "tvk/optimize.h"
 #include "jit/runtime/interpreter.h"
 #include "jit/serialization/zip_reader.h"
 #include "jit/serialization/zip_writer.h"
@@ -79,6 +80,7 @@ TEST_P(ModelMatchesTorch, WithinRelativeTolerance) {
     ASSERT_TRUE(fs::exists(expected_path)) << "the model returned more outputs than torch: " << expected_path;
     Tensor expected = io::read_npy(expected_path);
     EXPECT_EQ(outputs[i].device(), Device::CPU) << "CPU inputs give CPU outputs";
+    EXPECT_EQ(outputs[i].dtype(), expected.dtype()) << path << " output " << i;
     const double diff = testing_support::max_abs_diff(outputs[i], expected);
     const double scale = testing_support::max_abs(expected);
     ASSERT_GT(scale, 1e-3) << "torch's output is too small for a relative comparison to mean anything";
@@ -114,6 +116,10 @@ std::vector<ModelCase> all_cases() {
     for (const char* m : {"control_flow", "named_tuple", "segmentation", "dynamic_quant", "static_quant", "xnnpack"})
       cases.push_back({"torch113", m, "bytecode", d});
     cases.push_back({"torch113", "xnnpack", "script", d});        // issue 11: CPU-prepacked contexts
+    // issue 11: archives in the forms PyTorch 1.3 (v1) and 1.4-1.5 (v2) wrote (legacy_archive.py);
+    // legacy_ops: integer div and full with their meaning of then
+    for (const char* m : {"control_flow", "named_tuple", "segmentation", "mobilenet_v2", "legacy_ops"})
+      for (const char* mode : {"v1", "v2"}) cases.push_back({"torch113", m, mode, d});
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
     cases.push_back({"torch211", "control_flow", "script", d});
@@ -125,6 +131,41 @@ std::vector<ModelCase> all_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelMatchesTorch, ::testing::ValuesIn(all_cases()), case_name);
+
+// The same model as legacy_ops_v1.pt, written by torch 1.13 (format version 5): there integer
+// div is true division and full with an integer fill makes int64, and an optimized copy of each
+// keeps its meaning when saved and loaded again (the saved version follows the ops it calls).
+TEST(ModelLoader, VersionedOpsKeepTheMeaningOfTheirArchive) {
+  const std::string dir = torch113_dir();
+  if (dir.empty()) GTEST_SKIP() << "TVK_MODELS_DIR is not set";
+  const Tensor input = io::read_npy(dir + "/legacy_ops_input.npy");
+  auto check = [&](jit::Module& module, const std::string& expected_prefix, const std::string& what) {
+    std::vector<IValue> inputs;
+    inputs.emplace_back(input);
+    const std::vector<Tensor> outputs = flatten(module.forward(std::move(inputs)));
+    ASSERT_EQ(outputs.size(), 4u) << what;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Tensor expected = io::read_npy(dir + "/" + expected_prefix + std::to_string(i) + ".npy");
+      EXPECT_EQ(outputs[i].dtype(), expected.dtype()) << what << " output " << i;
+      EXPECT_LE(testing_support::max_abs_diff(outputs[i], expected), 1e-6) << what << " output " << i;
+    }
+  };
+  struct Case {
+    const char* file;
+    const char* expected;
+  };
+  for (const Case& c : {Case{"legacy_ops_script.pt", "legacy_ops_modern_expected"},
+                        Case{"legacy_ops_v1.pt", "legacy_ops_expected"}}) {
+    jit::Module module = jit::load(dir + "/" + c.file);
+    check(module, c.expected, c.file);
+    jit::Module optimized = optimize_for_mobile(module);
+    const std::string saved = ::testing::TempDir() + "tvk_versioned_" + c.file;
+    optimized.save(saved);
+    jit::Module reloaded = jit::load(saved);
+    check(reloaded, c.expected, std::string(c.file) + ", optimized, saved and loaded");
+    fs::remove(saved);
+  }
+}
 
 TEST(ModelLoader, RaiseExceptionReachesTheCallerWithTheModelsMessage) {
   const std::string path = torch211_dir() + "/control_flow_script.pt";

@@ -664,6 +664,24 @@ def generate(torch, c):
     c.add("aten::remainder.Scalar", torch.tensor([-2.5, 2.5]), 2.0)
     c.add("aten::floor_divide", torch.tensor([7, -7]), torch.tensor([2, 2]))
     c.add("aten::floor_divide.Scalar", torch.tensor(224), 16)
+    # div with a rounding mode (CPU kernels), and old archives' div (issue 11: integers round
+    # toward zero in files of format version 3 or older, PyTorch's upgrader div_Tensor_0_3).
+    c.add("aten::div.Tensor_mode", torch.tensor([7, -7, 9]), torch.tensor([2, 2, -4]), "trunc")
+    c.add("aten::div.Tensor_mode", torch.tensor([7, -7, 9]), torch.tensor([2, 2, -4]), "floor")
+    c.add("aten::div.Tensor_mode", r(2, 3) * 8 - 4, r(3) + 0.5, "trunc")
+    c.add("aten::div.Tensor_mode", r(2, 3) * 8 - 4, r(3) + 0.5, None)
+    c.add("aten::div.Scalar_mode", torch.tensor([7, -7]), 2, "trunc")
+    c.add("aten::div.Scalar_mode", r(4) * 8 - 4, 1.5, "floor")
+    c.error("aten::div.Tensor_mode", r(3), r(3), "round")
+
+    def legacy_div(a, b):
+        integral = not a.is_floating_point() and not (b.is_floating_point() if torch.is_tensor(b) else False)
+        return torch.div(a, b, rounding_mode="trunc") if integral else torch.div(a, b)
+
+    c.add("tvk::legacy_div.Tensor", torch.tensor([7, -7, 9]), torch.tensor([2, 2, -4]), ref=legacy_div)
+    c.add("tvk::legacy_div.Tensor", r(2, 3), torch.tensor([2, 2, -4]), ref=legacy_div)
+    c.add("tvk::legacy_div.Scalar", torch.tensor([-23, 23]), 4, ref=legacy_div)
+    c.add("tvk::legacy_div.Scalar", r(2, 3), 4, ref=legacy_div)
     c.add("prim::NumToTensor.Scalar", 7, ref=lambda v: torch.tensor(v))
     c.add("prim::NumToTensor.Scalar", 2.5, ref=lambda v: torch.tensor(v))
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tvk/tvk.h"
 
@@ -27,24 +28,35 @@ inline std::string env_or(const char* name, const std::string& fallback) {
 }
 
 // Max |a - b| over two float tensors of one shape (both brought to the CPU).
+// The elements of a float32, int64 or bool tensor as doubles, in row-major order.
+inline std::vector<double> values_of(const Tensor& t) {
+  const Tensor c = t.cpu().contiguous();
+  std::vector<double> out(static_cast<size_t>(c.numel()));
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    switch (c.dtype()) {
+      case DType::Float32: out[static_cast<size_t>(i)] = c.data<float>()[i]; break;
+      case DType::Int64: out[static_cast<size_t>(i)] = static_cast<double>(c.data<int64_t>()[i]); break;
+      case DType::Bool: out[static_cast<size_t>(i)] = c.data<bool>()[i] ? 1.0 : 0.0; break;
+    }
+  }
+  return out;
+}
+
 inline double max_abs_diff(const Tensor& a, const Tensor& b) {
-  Tensor x = a.cpu().contiguous(), y = b.cpu().contiguous();
-  EXPECT_EQ(x.sizes(), y.sizes());
-  if (x.sizes() != y.sizes()) return INFINITY;
+  EXPECT_EQ(a.sizes(), b.sizes());
+  if (a.sizes() != b.sizes()) return INFINITY;
+  const std::vector<double> x = values_of(a), y = values_of(b);
   double worst = 0;
-  const float* px = x.data<float>();
-  const float* py = y.data<float>();
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const double d = std::fabs(static_cast<double>(px[i]) - py[i]);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double d = std::fabs(x[i] - y[i]);
     if (!(d <= worst)) worst = d;  // NaN propagates as a failure
   }
   return worst;
 }
 
 inline double max_abs(const Tensor& a) {
-  Tensor x = a.cpu().contiguous();
   double m = 0;
-  for (int64_t i = 0; i < x.numel(); ++i) m = std::max(m, std::fabs(static_cast<double>(x.data<float>()[i])));
+  for (double v : values_of(a)) m = std::max(m, std::fabs(v));
   return m;
 }
 

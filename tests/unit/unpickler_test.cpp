@@ -63,6 +63,13 @@ struct Pickle {
     s.push_back(static_cast<char>(v));
     return *this;
   }
+  Pickle& flt(double v) {
+    s.push_back('G');
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int i = 7; i >= 0; --i) s.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+    return *this;
+  }
   Pickle& global(const std::string& module, const std::string& name) {
     s += "c" + module + "\n" + name + "\n";
     return *this;
@@ -84,6 +91,8 @@ UnpicklerHooks counting_storage() {
     Tensor t = empty({numel}, storage_dtype(type));
     if (t.dtype() == DType::Float32)
       for (int64_t i = 0; i < numel; ++i) t.data<float>()[i] = static_cast<float>(i);
+    if (t.dtype() == DType::Int64)
+      for (int64_t i = 0; i < numel; ++i) t.data<int64_t>()[i] = i;
     return t;
   };
   return hooks;
@@ -346,8 +355,8 @@ TEST(Unpickler, TensorViewsAreBoundsChecked) {
   EXPECT_NE(error_of([&] { run(tensor(8, 0, 1, 1)); }).find("no load_storage hook"), std::string::npos);
 }
 
-// Archive format version 1 (PyTorch 1.0-1.2): persistent ids carry a sixth element, the view
-// metadata (issue 11: such a file failed with "BINPERSID expects ...").
+// Archives of PyTorch 1.3-1.5 (format versions 1 and 2): persistent ids carry a sixth element,
+// the view metadata (issue 11: such a file failed with "BINPERSID expects ...").
 TEST(Unpickler, VersionOnePersistentIdsWithViewMetadataLoad) {
   auto tensor = [](const std::function<void(Pickle&)>& view_metadata) {
     Pickle p;
@@ -368,6 +377,60 @@ TEST(Unpickler, VersionOnePersistentIdsWithViewMetadataLoad) {
   EXPECT_NE(error_of([&] { run(tensor([](Pickle& p) { p.op('(').str("v").int1(6).int1(4).op('t'); }), counting_storage()); })
                 .find("lies outside storage"),
             std::string::npos);
+}
+
+// Quantized tensors in their older forms (issue 11): per-channel scales and zero points as
+// build_doublelist / build_intlist lists with the axis as a one-element list (PyTorch 1.5), and
+// the 8-argument per-tensor form with a flat scale and zero point; each gives the values the
+// current form gives, (q - zero_point) * scale.
+TEST(Unpickler, QuantizedTensorsInOlderFormsDequantize) {
+  auto qtensor = [](const std::function<void(Pickle&)>& quantizer, bool flat) {
+    Pickle p;
+    p.global("torch._utils", "_rebuild_qtensor").op('(').storage("QInt8Storage", "0", 4).int1(0);
+    p.op('(').int1(2).int1(2).op('t').op('(').int1(2).int1(1).op('t');
+    quantizer(p);
+    if (!flat) p.op('\x89');
+    p.global("collections", "OrderedDict").op(')').op('R').op('t').op('R');
+    return p;
+  };
+  auto list_of = [](Pickle& p, const char* builder, const std::function<void(Pickle&)>& items) {
+    p.global("torch.jit._pickle", builder).op('(').op(']').op('(');
+    items(p);
+    p.op('e').op('t').op('R');
+  };
+  // Storage values 0, 1, 2, 3 as [[0, 1], [2, 3]]; channel 0: scale 0.5, zero 1; channel 1: 0.25, 0.
+  const Tensor lists = run(qtensor([&](Pickle& p) {
+                             p.op('(').global("torch", "per_channel_affine");
+                             list_of(p, "build_doublelist", [](Pickle& q) { q.flt(0.5).flt(0.25); });
+                             list_of(p, "build_intlist", [](Pickle& q) { q.int1(1).int1(0); });
+                             list_of(p, "build_intlist", [](Pickle& q) { q.int1(0); });
+                             p.op('t');
+                           }, false),
+                           counting_storage())
+                           .toTensor();
+  ASSERT_EQ(lists.sizes(), (IntList{2, 2}));
+  EXPECT_EQ(lists.data<float>()[0], -0.5f);
+  EXPECT_EQ(lists.data<float>()[1], 0.0f);
+  EXPECT_EQ(lists.data<float>()[2], 0.5f);
+  EXPECT_EQ(lists.data<float>()[3], 0.75f);
+  // The flat 8-argument form: scale 0.5, zero point 2, then requires_grad and the hooks.
+  const Tensor flat = run(qtensor([](Pickle& p) { p.flt(0.5).int1(2).op('\x89'); }, true), counting_storage()).toTensor();
+  EXPECT_EQ(flat.data<float>()[0], -1.0f);
+  EXPECT_EQ(flat.data<float>()[3], 0.5f);
+  // A list of scales of the wrong length, and a non-positive scale, are errors naming the problem.
+  const std::string short_list = error_of([&] {
+    run(qtensor([&](Pickle& p) {
+          p.op('(').global("torch", "per_channel_affine");
+          list_of(p, "build_doublelist", [](Pickle& q) { q.flt(0.5); });
+          list_of(p, "build_intlist", [](Pickle& q) { q.int1(1); });
+          p.int1(0).op('t');
+        }, false),
+        counting_storage());
+  });
+  EXPECT_NE(short_list.find("2 channels need as many scales"), std::string::npos) << short_list;
+  const std::string zero_scale =
+      error_of([&] { run(qtensor([](Pickle& p) { p.flt(0.0).int1(2).op('\x89'); }, true), counting_storage()); });
+  EXPECT_NE(zero_scale.find("is not positive"), std::string::npos) << zero_scale;
 }
 
 TEST(Unpickler, UnsupportedStorageTypeNamesTheType) {

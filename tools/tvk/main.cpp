@@ -168,6 +168,9 @@ void print_archive_summary(const std::string& path, const tvk::jit::ModuleState&
               "TorchScript code: %s; lite-interpreter bytecode (.ptl): %s\n",
               static_cast<long long>(s.format_version), yes_no(s.has_code), yes_no(s.lite));
   if (s.lite && !s.has_code) std::printf("bytecode only: its methods run on tvk's bytecode interpreter, op by op\n");
+  // As torch's upgraders do for such files (jit/runtime/interpreter.cpp, upgraded_call).
+  for (const std::string& meaning : s.old_meanings)
+    std::printf("as at format version %lld: %s\n", static_cast<long long>(s.format_version), meaning.c_str());
   for (const std::string& extra : s.extra_files) std::printf("extra file: %s\n", extra.c_str());
   for (const auto& [cls, n] : s.custom_classes) std::printf("packed parts: %lld x %s\n", static_cast<long long>(n), cls.c_str());
   if (s.quantized_modules)

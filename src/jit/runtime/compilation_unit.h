@@ -36,6 +36,9 @@ class CompilationUnit {
   size_t class_count() const { return classes_.size(); }
 
   std::vector<IValue> constants;  // constants.pkl, addressed as CONSTANTS.c<i>
+  // The archive's format version: ops whose meaning changed since (integer div, full with an
+  // integer fill) keep the meaning of that version when the code runs (Interpreter).
+  int64_t format_version = 10;  // code not from an archive: today's meanings
 
  private:
   std::vector<std::shared_ptr<const SourceModule>> sources_;

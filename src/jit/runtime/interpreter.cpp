@@ -262,7 +262,67 @@ bool Interpreter::condition(const IValue& value, const SourceLocation& loc) {
   return truthy(value);
 }
 
+namespace {
+// Whether `v` is, or (while freezing) stands for, a value of type `type`.
+bool has_type(const IValue& v, ValueType type) {
+  if (const Value* dyn = GraphRecorder::value_of(v)) return dyn->type == type;
+  switch (type) {
+    case ValueType::Tensor: return v.isTensor();
+    case ValueType::Int: return v.isInt();
+    case ValueType::Float: return v.isDouble();
+    case ValueType::Bool: return v.isBool();
+    case ValueType::None: return v.isNone();
+    default: return false;
+  }
+}
+
+// An op whose meaning changed after archives of format `version` were written, called as that
+// version meant it: PyTorch's operator upgraders (torch/csrc/jit/operator_upgraders), which
+// torch applies when it loads such archives. Integer tensor division rounded toward zero up to
+// version 3 (div_Tensor_0_3, div_Scalar_0_3); full with an int or bool fill and no dtype made
+// floats up to version 4 (full_0_4). The op to call instead and its keyword arguments, or
+// nothing where the call means today what it meant then.
+std::optional<std::pair<std::string, Kwargs>> upgraded_call(int64_t version, const std::string& path, Stack& args,
+                                                            const Kwargs& kwargs) {
+  const bool aten = path.rfind("torch.", 0) == 0 || path.rfind("ops.aten.", 0) == 0;
+  if (!aten) return std::nullopt;
+  const std::string name = path.substr(path.rfind('.') + 1);
+  if (name == "div" && version <= 3 && args.size() == 2 && kwargs.empty() && has_type(args[0], ValueType::Tensor) &&
+      (has_type(args[1], ValueType::Tensor) || has_type(args[1], ValueType::Int)))
+    return std::make_pair(std::string("tvk::legacy_div"), Kwargs{});
+  if (name == "full" && version <= 4 && args.size() >= 2 &&
+      (has_type(args[1], ValueType::Int) || has_type(args[1], ValueType::Bool))) {
+    constexpr int64_t kFloat32 = 6;  // ScalarType code
+    if (args.size() > 2) {
+      if (!args[2].isNone()) return std::nullopt;
+      args[2] = IValue(kFloat32);
+      return std::make_pair(std::string("aten::full"), kwargs);
+    }
+    Kwargs upgraded = kwargs;
+    bool has_dtype = false;
+    for (auto& [key, value] : upgraded) {
+      if (key != "dtype") continue;
+      has_dtype = true;
+      if (!value.isNone()) return std::nullopt;
+      value = IValue(kFloat32);
+    }
+    if (!has_dtype) upgraded.emplace_back("dtype", IValue(kFloat32));
+    return std::make_pair(std::string("aten::full"), std::move(upgraded));
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs& kwargs, const SourceLocation& loc) {
+  if (unit_.format_version <= 4)
+    if (auto upgraded = upgraded_call(unit_.format_version, path, args, kwargs))
+      return call_op(upgraded->first, std::move(args), upgraded->second);
+  // Older printers' forms of unchecked_cast(T, x) on an Optional (PyTorch 1.3-1.5 archives).
+  if (path == "ops.prim.unchecked_unwrap_optional" || path == "torch._unwrap_optional") {
+    if (args.size() != 1 || !kwargs.empty()) fail_at(loc, path + "() takes one argument");
+    if (args[0].isNone()) fail_at(loc, path + "(): the Optional is None");
+    return args[0];
+  }
   if (recorder_ && path == "ops.prim.RaiseException") {
     // Freezing: the raise becomes a node; the block it ends stops here.
     const IValue message = args.empty() ? IValue(std::string()) : args[0];

@@ -48,6 +48,10 @@ class CodePrinter {
   const std::vector<std::pair<std::string, IValue>>& packed_attributes() const { return packed_; }
   // NamedTuple classes the methods construct: qualified name -> "class X(NamedTuple): ..." text.
   const std::map<std::string, std::string>& named_tuple_classes() const { return named_tuples_; }
+  // The archive format version the printed code needs: 3, or the version from which an op it
+  // calls has today's meaning (as torch.jit.save decides it; older versions would have torch
+  // apply its upgraders, e.g. round integer division toward zero).
+  int64_t format_version() const { return format_version_; }
 
  private:
   std::string arg(const Arg& a);
@@ -66,7 +70,17 @@ class CodePrinter {
   std::vector<std::pair<std::string, IValue>> packed_;
   std::map<const Object*, std::string> packed_names_;
   std::map<std::string, std::string> named_tuples_;
+  int64_t format_version_ = 3;
 };
+
+// aten ops whose meaning changed, with the format version that has today's: PyTorch's
+// operator version map (torch/csrc/jit/operator_upgraders/version_map.cpp).
+int64_t format_version_for(const std::string& aten_base) {
+  static const std::map<std::string, int64_t> versions{{"div", 4},      {"div_", 4},     {"full", 5},
+                                                        {"linspace", 8}, {"logspace", 9}, {"gelu", 10}};
+  const auto it = versions.find(aten_base);
+  return it == versions.end() ? 3 : it->second;
+}
 
 std::string CodePrinter::name(const Value* v) {
   auto it = names_.find(v);
@@ -156,6 +170,7 @@ void CodePrinter::print_node(const Node& n, int indent, std::ostringstream& out)
       const size_t colons = schema.name.find("::");
       const std::string ns = schema.name.substr(0, colons), base = schema.name.substr(colons + 2);
       const std::string callee = ns == "aten" ? "torch." + base : "ops." + ns + "." + base;
+      if (ns == "aten") format_version_ = std::max(format_version_, format_version_for(base));
       out << pad << lhs << callee << "(" << call_args(n) << ")\n";
       return;
     }
@@ -315,7 +330,9 @@ void export_module(const ModuleState& state, const std::string& path) {
 
   std::string stem = std::filesystem::path(path).stem().string();
   if (stem.empty()) stem = "archive";
-  ZipWriter zip(path, stem);
+  ZipWriter::Options options;
+  options.version = static_cast<uint64_t>(printer.format_version());
+  ZipWriter zip(path, stem, options);
   auto storage_bytes = [](const Tensor& t) {
     Tensor c = t.cpu().contiguous();
     return std::vector<uint8_t>(static_cast<const uint8_t*>(c.raw_data()),

@@ -94,6 +94,18 @@ ArchiveSummary summarize_archive(const ZipReader& zip, const ModuleState& module
     if (name == "bytecode.pkl") out.lite = true;
     if (name.rfind("extra/", 0) == 0) out.extra_files.push_back(name);
   }
+  // Since PyTorch 1.6 torch.jit.save writes version 4+ for code calling div, 5+ for full.
+  bool div = false, full = false;
+  for (const std::string& record : zip.records()) {
+    const std::string name = record.rfind(prefix, 0) == 0 ? record.substr(prefix.size()) : record;
+    if (name.rfind("code/", 0) != 0 || name.size() < 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+    const std::vector<uint8_t> bytes = zip.read(name);
+    const std::string_view code(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    div = div || code.find("torch.div(") != std::string_view::npos || code.find("torch.div_(") != std::string_view::npos;
+    full = full || code.find("torch.full(") != std::string_view::npos;
+  }
+  if (div && out.format_version <= 3) out.old_meanings.push_back("torch.div of integer tensors rounds toward zero");
+  if (full && out.format_version <= 4) out.old_meanings.push_back("torch.full with an integer fill makes floats");
   // The module graph (data.pkl) and the code's constants (constants.pkl: a frozen file's
   // prepacked contexts live there).
   std::set<const void*> seen{module.root.get()};
@@ -108,7 +120,7 @@ std::shared_ptr<ModuleState> import_archive(const std::string& path, Device devi
 }
 
 std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device) {
-  read_version(zip);
+  const int64_t format_version = read_version(zip);
   if (!zip.has("data.pkl") && zip.has("model.json"))
     throw UnsupportedError(detail::concat(
         path, ": a PyTorch 1.0-1.2 archive (model.json and attributes.pkl, no data.pkl), a format tvk does not read; "
@@ -121,6 +133,7 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   state->device = device;
   state->unit = std::make_shared<CompilationUnit>();
   CompilationUnit& unit = *state->unit;
+  unit.format_version = format_version;
 
   bool has_code = false;
   for (const std::string& record : zip.records()) {  // names relative to the top folder

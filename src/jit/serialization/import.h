@@ -50,6 +50,9 @@ struct ArchiveSummary {
   // parameters, XNNPACK and Vulkan contexts), and modules whose class name says quantized.
   std::map<std::string, int64_t> custom_classes;
   int64_t quantized_modules = 0;
+  // The code's calls that keep the meaning of the archive's older format version (see
+  // CompilationUnit::format_version), described: "torch.div of integer tensors rounds toward zero".
+  std::vector<std::string> old_meanings;
 };
 ArchiveSummary summarize_archive(const ZipReader& zip, const ModuleState& module);
 

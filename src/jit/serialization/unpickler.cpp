@@ -599,7 +599,7 @@ void Unpickler::op_build() {
 
 void Unpickler::op_persid() {
   IValue pid = pop("BINPERSID");
-  // Archives of format version 1 (PyTorch 1.0-1.2) add a sixth element, the view metadata:
+  // Archives of PyTorch 1.3-1.5 (format versions 1 and 2) add a sixth element, the view metadata:
   // None, or (view key, offset, size) for a storage that is a slice of the one named.
   if (!pid.isTuple() || (pid.toTuple().size() != 5 && pid.toTuple().size() != 6))
     fail("BINPERSID expects ('storage', storage type, key, location, numel[, view metadata])");
@@ -681,16 +681,23 @@ Tensor Unpickler::rebuild_tensor(const List& a) {
 // torch._utils._rebuild_qtensor(storage, offset, size, stride, quantizer_params, requires_grad,
 // backward_hooks): a quantized tensor, dequantized here into float32, (q - zero_point) * scale,
 // per tensor or per channel along `axis`. The integers come from a QInt8/QUInt8/QInt32 storage,
-// which loads as int64 (storage_format).
+// which loads as int64 (storage_format). Older forms are read too: per-channel scales and zero
+// points as lists (build_doublelist, build_intlist) and the axis as a one-element list, as
+// PyTorch 1.5's pickler wrote them; and PyTorch's 2019 per-tensor form of 8 arguments,
+// (storage, offset, size, stride, scale, zero_point, requires_grad, backward_hooks).
 Tensor Unpickler::rebuild_qtensor(const List& a) {
-  if (a.size() != 7) fail(detail::concat("_rebuild_qtensor takes 7 arguments, got ", a.size()));
-  if (!a[4].isTuple() || a[4].toTuple().empty() || !as_global(a[4].toTuple()[0]) ||
-      as_global(a[4].toTuple()[0])->kind != GlobalKind::QScheme)
+  const bool flat_per_tensor = a.size() == 8 && a[4].isNumber() && a[5].isInt();
+  if (a.size() != 7 && !flat_per_tensor)
+    fail(detail::concat("_rebuild_qtensor takes 7 arguments (or 8 with a flat scale and zero point), got ", a.size()));
+  if (!flat_per_tensor && (!a[4].isTuple() || a[4].toTuple().empty() || !as_global(a[4].toTuple()[0]) ||
+                           as_global(a[4].toTuple()[0])->kind != GlobalKind::QScheme))
     fail("_rebuild_qtensor: the quantizer parameters must be a tuple (torch.<qscheme>, ...)");
-  const Tensor q = rebuild_tensor(List{a[0], a[1], a[2], a[3], a[5], a[6]}).contiguous();
+  const Tensor q = (flat_per_tensor ? rebuild_tensor(List{a[0], a[1], a[2], a[3], a[6], a[7]})
+                                    : rebuild_tensor(List{a[0], a[1], a[2], a[3], a[5], a[6]}))
+                       .contiguous();
   if (q.dtype() != DType::Int64) fail("_rebuild_qtensor: the storage is not a quantized integer storage");
-  const List& params = a[4].toTuple();
-  const std::string& scheme = as_global(params[0])->name;
+  const List params = flat_per_tensor ? List{IValue(), a[4], a[5]} : a[4].toTuple();
+  const std::string scheme = flat_per_tensor ? "per_tensor_affine" : as_global(params[0])->name;
   Tensor out = empty(q.sizes());
   const int64_t* in = q.data<int64_t>();
   float* o = out.data<float>();
@@ -704,23 +711,39 @@ Tensor Unpickler::rebuild_qtensor(const List& a) {
     for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(static_cast<double>(in[i] - zero) * scale);
     return out;
   }
-  // Per channel: (qscheme, scales, zero_points, axis).
-  if (params.size() != 4 || !params[1].isTensor() || !params[2].isTensor() || !params[3].isInt())
+  // Per channel: (qscheme, scales, zero_points, axis), each a tensor or a list of numbers.
+  auto numbers = [](const IValue& v, std::vector<double>* out_values) {
+    if (v.isTensor()) {
+      const Tensor t = v.toTensor().contiguous();
+      if (t.dtype() == DType::Bool) return false;
+      for (int64_t i = 0; i < t.numel(); ++i)
+        out_values->push_back(t.dtype() == DType::Int64 ? static_cast<double>(t.data<int64_t>()[i]) : t.data<float>()[i]);
+      return true;
+    }
+    if (!v.isList()) return false;
+    for (const IValue& e : v.toList()) {
+      if (!e.isNumber()) return false;
+      out_values->push_back(e.toDouble());
+    }
+    return true;
+  };
+  std::vector<double> scales, zeros;
+  const bool axis_ok = params.size() == 4 && (params[3].isInt() || (params[3].isList() && params[3].toList().size() == 1 &&
+                                                                    params[3].toList()[0].isInt()));
+  if (!axis_ok || !numbers(params[1], &scales) || !numbers(params[2], &zeros))
     fail("_rebuild_qtensor: per-channel parameters must be (qscheme, scales, zero_points, axis: int)");
-  const int64_t axis = params[3].toInt();
+  const int64_t axis = params[3].isInt() ? params[3].toInt() : params[3].toList()[0].toInt();
   if (axis < 0 || axis >= q.dim()) fail(detail::concat("_rebuild_qtensor: axis ", axis, " of a ", q.dim(), "-D tensor"));
   const int64_t channels = q.sizes()[static_cast<size_t>(axis)];
-  const Tensor scales = params[1].toTensor().contiguous(), zeros = params[2].toTensor().contiguous();
-  if (scales.dtype() != DType::Float32 || scales.numel() != channels || zeros.numel() != channels)
-    fail(detail::concat("_rebuild_qtensor: ", channels, " channels need as many float scales and zero points"));
+  if (static_cast<int64_t>(scales.size()) != channels || static_cast<int64_t>(zeros.size()) != channels)
+    fail(detail::concat("_rebuild_qtensor: ", channels, " channels need as many scales and zero points"));
+  for (double scale : scales)
+    if (!(scale > 0) || !std::isfinite(scale)) fail(detail::concat("_rebuild_qtensor: scale ", scale, " is not positive"));
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < q.dim(); ++d) inner *= q.sizes()[static_cast<size_t>(d)];
-  const float* sc = scales.data<float>();
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t c = (i / inner) % channels;
-    const double zero = zeros.dtype() == DType::Int64 ? static_cast<double>(zeros.data<int64_t>()[c])
-                                                       : static_cast<double>(zeros.data<float>()[c]);
-    o[i] = static_cast<float>((static_cast<double>(in[i]) - zero) * sc[c]);
+    const auto c = static_cast<size_t>((i / inner) % channels);
+    o[i] = static_cast<float>((static_cast<double>(in[i]) - zeros[c]) * scales[c]);
   }
   return out;
 }

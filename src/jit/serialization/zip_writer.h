@@ -14,7 +14,8 @@ struct ZipWriterOptions {
   // Write ZIP64 extra fields for every record even when nothing needs them (tests use this to
   // exercise the >4 GiB code paths without writing 4 GiB).
   bool force_zip64 = false;
-  // Contents of the `version` record finish() adds (torch 1.13 reads 1..10; 3 = no versioned ops).
+  // Contents of the `version` record finish() adds (torch 1.13 reads 1..10; 3 is the oldest
+  // it writes, for code calling none of the ops whose meaning changed since).
   uint64_t version = 3;
 };
 

@@ -2,6 +2,8 @@
 // (a traced model's size arithmetic: `W % 2` on 0-D int64 tensors), Tensor and Scalar forms.
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 #include <type_traits>
 
 #include "ops/cpu/cpu_loops.h"
@@ -141,6 +143,32 @@ Tensor floor_divide_scalar(const Tensor& self, Scalar other) {
   return scalar_binary("aten::floor_divide", self, other, [](auto x, auto y) { return floor_div(x, y); });
 }
 
+// torch.div(a, b, rounding_mode=...): None is true division; 'trunc' rounds toward zero and
+// 'floor' toward minus infinity, in int64 when both operands are (as PyTorch does).
+template <typename T>
+T trunc_div(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    TVK_CHECK(b != 0, "aten::div: integer division by zero");
+    return a / b;
+  } else {
+    return std::trunc(a / b);
+  }
+}
+Tensor div_mode_tensor(const Tensor& self, const Tensor& other, std::optional<std::string> mode) {
+  if (!mode) return div_tensor(self, other);
+  if (*mode == "trunc")
+    return broadcast_binary("aten::div", self, other, [](auto x, auto y) { return trunc_div(x, y); });
+  TVK_CHECK(*mode == "floor", "aten::div: rounding_mode must be 'trunc', 'floor' or None, got '", *mode, "'");
+  return floor_divide_tensor(self, other);
+}
+Tensor div_mode_scalar(const Tensor& self, Scalar other, std::optional<std::string> mode) {
+  if (!mode) return div_scalar(self, other);
+  if (*mode == "trunc")
+    return scalar_binary("aten::div", self, other, [](auto x, auto y) { return trunc_div(x, y); });
+  TVK_CHECK(*mode == "floor", "aten::div: rounding_mode must be 'trunc', 'floor' or None, got '", *mode, "'");
+  return floor_divide_scalar(self, other);
+}
+
 // Elementwise minimum and maximum (torch.min(a, b) scripts as min.other): NaN wins, as in PyTorch.
 template <typename T>
 T nan_min(T a, T b) {
@@ -198,6 +226,8 @@ TVK_REGISTER_OP("aten::mul.Tensor(Tensor self, Tensor other) -> Tensor", mul_ten
 TVK_REGISTER_OP("aten::mul.Scalar(Tensor self, Scalar other) -> Tensor", mul_scalar);
 TVK_REGISTER_OP("aten::div.Tensor(Tensor self, Tensor other) -> Tensor", div_tensor);
 TVK_REGISTER_OP("aten::div.Scalar(Tensor self, Scalar other) -> Tensor", div_scalar);
+TVK_REGISTER_OP("aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", div_mode_tensor);
+TVK_REGISTER_OP("aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", div_mode_scalar);
 TVK_REGISTER_OP("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor", remainder_tensor);
 TVK_REGISTER_OP("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor", remainder_scalar);
 TVK_REGISTER_OP("aten::floor_divide(Tensor self, Tensor other) -> Tensor", floor_divide_tensor);
