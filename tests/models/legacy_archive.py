@@ -73,6 +73,18 @@ class _Reader(pickle.Unpickler):
         return _Storage(pid)
 
 
+def _global(module, name):
+    return b"c" + module.encode() + b"\n" + name.encode() + b"\n"
+
+
+def _marked(values, closer, out):
+    """MARK, the values, then the opcode that gathers them (TUPLE, APPENDS, SETITEMS)."""
+    out.append(b"(")
+    for v in values:
+        _write(v, out)
+    out.append(closer)
+
+
 def _write(value, out):
     w = out.append
     if value is None:
@@ -94,47 +106,38 @@ def _write(value, out):
         data = value.encode("utf-8")
         w(b"X" + struct.pack("<I", len(data)) + data)
     elif isinstance(value, tuple):
-        if not value:
-            w(b")")
+        if value:
+            _marked(value, b"t", out)
         else:
-            w(b"(")
-            for v in value:
-                _write(v, out)
-            w(b"t")
+            w(b")")
     elif isinstance(value, list):
         w(b"]")
         if value:
-            w(b"(")
-            for v in value:
-                _write(v, out)
-            w(b"e")
+            _marked(value, b"e", out)
     elif isinstance(value, dict):
-        w(b"}(")
-        for k, v in value.items():
-            _write(k, out)
-            _write(v, out)
-        w(b"u")
+        w(b"}")
+        _marked([x for item in value.items() for x in item], b"u", out)
     elif isinstance(value, _TypedList):
-        w(b"ctorch.jit._pickle\n" + value.builder.encode() + b"\n")
+        w(_global("torch.jit._pickle", value.builder))
         _write((value.items,), out)
         w(b"R")
     elif isinstance(value, _Call):
-        w(b"c" + value.module.encode() + b"\n" + value.name.encode() + b"\n")
+        w(_global(value.module, value.name))
         _write(tuple(value.args), out)
         w(b"R")
     elif isinstance(value, _Global):
-        w(b"c" + value.module.encode() + b"\n" + value.name.encode() + b"\n")
+        w(_global(value.module, value.name))
     elif isinstance(value, _Storage):
         pid = value.pid if len(value.pid) == 6 else value.pid + (None,)
         _write(pid, out)
         w(b"Q")
     elif hasattr(type(value), "module"):  # a script object: GLOBAL, EMPTY_TUPLE, NEWOBJ, BUILD
-        w(b"c" + type(value).module.encode() + b"\n" + type(value).name.encode() + b"\n)\x81")
+        w(_global(type(value).module, type(value).name) + b")\x81")
         if hasattr(value, "state"):
             _write(value.state, out)
             w(b"b")
     elif isinstance(value, type) and hasattr(value, "module"):  # a script class itself
-        w(b"c" + value.module.encode() + b"\n" + value.name.encode() + b"\n")
+        w(_global(value.module, value.name))
     else:
         raise TypeError("cannot write %r" % (value,))
 
