@@ -1,6 +1,8 @@
 // The typed op API (tvk::conv2d, tvk::cat, ...) on both backends, CPU view semantics (results
 // share storage, strided inputs work), the channel-shuffle pattern of ShuffleNet, and invalid
 // inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
+#include <limits>
+
 #include "ops/registry.h"
 #include "support/test_support.h"
 #include "tvk/vulkan_info.h"
@@ -242,4 +244,27 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
     EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
     EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": fp16 weights were not used";
   }
+}
+
+// Integer division of the lowest int64 by -1 overflows; on x86 the machine instruction traps
+// (torch 1.13 itself dies of SIGFPE there). tvk's kernels give the two's complement wrap, the
+// lowest value again, and a division by zero is an error: neither takes the process down.
+TEST(OpsApi, IntegerDivisionOverflowAndDivisionByZeroDoNotTrap) {
+  Tensor lowest = empty({2}, DType::Int64);
+  lowest.data<int64_t>()[0] = std::numeric_limits<int64_t>::min();
+  lowest.data<int64_t>()[1] = 5;
+  Tensor minus_one = empty({2}, DType::Int64);
+  minus_one.data<int64_t>()[0] = minus_one.data<int64_t>()[1] = -1;
+  for (const char* mode : {"trunc", "floor"}) {
+    const Tensor q = ops::call("aten::div.Tensor_mode", Stack{IValue(lowest), IValue(minus_one), IValue(std::string(mode))})
+                         .toTensor();
+    ASSERT_EQ(q.dtype(), DType::Int64) << mode;
+    EXPECT_EQ(q.data<int64_t>()[0], std::numeric_limits<int64_t>::min()) << mode;
+    EXPECT_EQ(q.data<int64_t>()[1], -5) << mode;
+  }
+  const Tensor r = ops::call("aten::remainder.Tensor", Stack{IValue(lowest), IValue(minus_one)}).toTensor();
+  EXPECT_EQ(r.data<int64_t>()[0], 0);
+  Tensor zero = zeros({2}, DType::Int64);
+  EXPECT_THROW(ops::call("aten::div.Tensor_mode", Stack{IValue(lowest), IValue(zero), IValue(std::string("trunc"))}),
+               Error);
 }

@@ -110,11 +110,20 @@ Tensor div_scalar(const Tensor& self, Scalar other) {
   return scalar_binary("aten::div", self, other, [](auto x, auto y) { return x / y; }, false);
 }
 
+// -a in two's complement, the lowest value mapping to itself (as the hardware's negation does),
+// without the signed overflow that makes it undefined in C++.
+template <typename T>
+T wrapping_negate(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U{0} - static_cast<U>(a));
+}
+
 // Python's rounding: the quotient toward minus infinity, the remainder with the divisor's sign.
 template <typename T>
 T floor_div(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     TVK_CHECK(b != 0, "aten::floor_divide / aten::remainder: integer division by zero");
+    if (b == -1) return wrapping_negate(a);  // the lowest value divided by -1 overflows (a trap on x86)
     const T q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
   } else {
@@ -124,6 +133,7 @@ T floor_div(T a, T b) {
 template <typename T>
 T python_mod(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
+    if (b == -1) return 0;  // floor_div(a, -1) * -1 overflows for the lowest value
     return a - floor_div(a, b) * b;
   } else {
     const T r = std::fmod(a, b);
@@ -149,6 +159,7 @@ template <typename T>
 T trunc_div(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     TVK_CHECK(b != 0, "aten::div: integer division by zero");
+    if (b == -1) return wrapping_negate(a);
     return a / b;
   } else {
     return std::trunc(a / b);
