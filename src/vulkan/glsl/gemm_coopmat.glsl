@@ -1,7 +1,8 @@
 // Tiled matrix product on tensor cores (cooperative matrices, VK_NV_cooperative_matrix), chosen
 // in fp16 precision on devices that have them: out[s][i][j] = clamp(alpha * sum_k a[s][i][k] *
-// b[s][k][j] + beta * bias[i][j], out_min, out_max), the contract of gemm_tiled.glsl (same push
-// constants and bindings), with the operands rounded to fp16 and the sums kept in fp32.
+// b[s][k][j] + beta * bias[i][j] + residual[s][i][j], out_min, out_max), the contract of
+// gemm_tiled.glsl (same push constants and bindings), with the operands rounded to fp16 and the
+// sums kept in fp32.
 // A work group computes a BM x BN tile of one batch entry (z) with (BM / WM) x (BN / WN)
 // subgroups of 32 invocations (the host only chooses this kernel where subgroups have 32), each
 // a WM x WN part of it as fragments of FM x FN, the shape the device lists for fp16 inputs and
@@ -54,12 +55,14 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(binding = 1) uniform samplerBuffer a;
 layout(binding = 2) uniform samplerBuffer b;
 layout(binding = 3) uniform samplerBuffer bias;  // a stands in when has_bias = 0
+layout(binding = 4) uniform samplerBuffer residual;  // [batch][rows][cols]; a stands in when has_residual = 0
 layout(push_constant) uniform Params {
   int rows, cols, inner, batch;
   int a_batch_stride, a_row_stride, a_inner_stride;
   int b_batch_stride, b_inner_stride, b_col_stride;
   int bias_offset, bias_row_stride, bias_col_stride, has_bias;
   float alpha, beta, out_min, out_max;
+  int has_residual;
 };
 
 shared uvec2 a_sh[BM * AS];
@@ -169,6 +172,7 @@ void main() {
       if (i >= rows || j >= cols) continue;
       float v = alpha * c_sh[scratch + (e / FN) * CS + e % FN];
       if (has_bias == 1) v += beta * texelFetch(bias, bias_offset + i * bias_row_stride + j * bias_col_stride).r;
+      if (has_residual == 1) v += texelFetch(residual, (s * rows + i) * cols + j).r;
       // Compares, not clamp(): NaN stays NaN, as in torch.
       if (v < out_min) v = out_min;
       if (v > out_max) v = out_max;

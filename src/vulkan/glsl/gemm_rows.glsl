@@ -1,5 +1,6 @@
 // Register-tiled matrix product for CPU devices (lavapipe), where shared memory and barriers are
-// slow: out[s][i][j] = clamp(alpha * sum_k a[s][i][k] * b[s][k][j] + beta * bias[i][j]).
+// slow: out[s][i][j] = clamp(alpha * sum_k a[s][i][k] * b[s][k][j] + beta * bias[i][j]
+// + residual[s][i][j]).
 // Each invocation computes RM rows x 8 columns (the host sets RM = 8: 64 accumulators) from
 // texel reads alone, so each value read feeds 8 (a) or RM (b) multiply-adds. Neighbouring
 // invocations take neighbouring column octets of the same rows, so lavapipe's SIMD lanes read
@@ -22,12 +23,14 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(binding = 1) uniform samplerBuffer a;
 layout(binding = 2) uniform samplerBuffer b;
 layout(binding = 3) uniform samplerBuffer bias;  // a stands in when has_bias = 0
+layout(binding = 4) uniform samplerBuffer residual;  // [batch][rows][cols]; a stands in when has_residual = 0
 layout(push_constant) uniform Params {
   int rows, cols, inner, batch;
   int a_batch_stride, a_row_stride, a_inner_stride;
   int b_batch_stride, b_inner_stride, b_col_stride;
   int bias_offset, bias_row_stride, bias_col_stride, has_bias;
   float alpha, beta, out_min, out_max;
+  int has_residual;
 };
 
 int b_base;
@@ -104,6 +107,7 @@ void main() {
       if (j >= cols) break;
       float v = alpha * (c < 4 ? lo[r][c] : hi[r][c - 4]);
       if (has_bias == 1) v += beta * texelFetch(bias, bias_offset + i * bias_row_stride + j * bias_col_stride).r;
+      if (has_residual == 1) v += texelFetch(residual, (s * rows + i) * cols + j).r;
       // Compares, not clamp(): NaN stays NaN, as in torch.
       if (v < out_min) v = out_min;
       if (v > out_max) v = out_max;

@@ -1,6 +1,6 @@
 // Tiled matrix product for matrices of many rows (linear over tokens, attention's batched
 // products, batch-32 heads): out[s][i][j] = clamp(alpha * sum_k a[s][i][k] * b[s][k][j]
-// + beta * bias[i][j], out_min, out_max).
+// + beta * bias[i][j] + residual[s][i][j], out_min, out_max).
 // A work group of 16 x 16 invocations computes a 64 x 64 tile of one batch entry (z); each
 // invocation 4 rows x 4 columns (16 accumulators), rows ty + 16 r and columns 4 tx .. 4 tx + 3.
 // K advances 16 at a time through shared memory: the group loads a 64 x 16 slice of A and a
@@ -20,12 +20,14 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(binding = 1) uniform samplerBuffer a;
 layout(binding = 2) uniform samplerBuffer b;
 layout(binding = 3) uniform samplerBuffer bias;  // a stands in when has_bias = 0
+layout(binding = 4) uniform samplerBuffer residual;  // [batch][rows][cols]; a stands in when has_residual = 0
 layout(push_constant) uniform Params {
   int rows, cols, inner, batch;
   int a_batch_stride, a_row_stride, a_inner_stride;
   int b_batch_stride, b_inner_stride, b_col_stride;
   int bias_offset, bias_row_stride, bias_col_stride, has_bias;
   float alpha, beta, out_min, out_max;
+  int has_residual;
 };
 
 // A's slice as [k][row] (one pad column so that stores along k hit different banks), B's as
@@ -79,6 +81,7 @@ void main() {
       if (j >= cols) break;
       float v = alpha * acc[r][c];
       if (has_bias == 1) v += beta * texelFetch(bias, bias_offset + i * bias_row_stride + j * bias_col_stride).r;
+      if (has_residual == 1) v += texelFetch(residual, (s * rows + i) * cols + j).r;
       // Compares, not clamp(): NaN stays NaN, as in torch.
       if (v < out_min) v = out_min;
       if (v > out_max) v = out_max;

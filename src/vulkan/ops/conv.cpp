@@ -505,17 +505,17 @@ bool conv_gemm_wanted() {
 
 namespace {
 // A pointwise convolution as a batched GEMM over NCHW: out[n] (Cout x plane) = W (Cout x Cin)
-// @ x[n] (Cin x plane) + bias, clamped; tensor cores in fp16 precision (gemm.h). The fused
-// residual of the Oc8 kernels has no place in the GEMM's epilogue, so those stay there. At
-// batch 1 conv2d_pw_split is faster: on the H200, mobilenet_v2 in fp16 took 0.52 ms with the GEMM
+// @ x[n] (Cin x plane) + bias (+ a fused residual), clamped; tensor cores in fp16 precision
+// (gemm.h). At batch 1 conv2d_pw_split is faster: on the H200, mobilenet_v2 in fp16 took 0.52 ms with the GEMM
 // and 0.50 without at batch 1, and 3.47 against 3.71 ms at batch 32 (GPU 2.05 against 2.26).
 bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                         const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  if (!w.gemm_weight.defined() || residual.defined() || p.kernel_h != 1 || p.kernel_w != 1 || p.stride[0] != 1 ||
+  if (!w.gemm_weight.defined() || p.kernel_h != 1 || p.kernel_w != 1 || p.stride[0] != 1 ||
       p.stride[1] != 1 || p.padding[0] != 0 || p.padding[1] != 0 ||
       (p.batch == 1 && !conv_gemm_forced()) ||
       !use_tiled_gemm(p.out_channels, p.in_channels) || !storage_binding_fits(out) ||
-      !texel_view_fits(input, Buffer::TexelFormat::R32))
+      !texel_view_fits(input, Buffer::TexelFormat::R32) ||
+      (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
     return false;
   const int64_t plane = p.out_h * p.out_w;
   const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
@@ -523,17 +523,17 @@ bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWe
   const GemmOperand b{input, p.in_channels * plane, plane, 1, false};
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, p.in_channels, plane, a, b,
-                    w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max);
+                    w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max, residual);
   return true;
 }
 
 // Any other ungrouped convolution at batch 2+ where the GEMM kernels take convolutions: im2col,
-// then out[n] (Cout x plane) = W (Cout x Cin*KH*KW) @ col[n] + bias, clamped (tensor cores in
-// fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2 layers went from 1.32 to 0.83
+// then out[n] (Cout x plane) = W (Cout x Cin*KH*KW) @ col[n] + bias (+ a fused residual),
+// clamped (tensor cores in fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2 layers went from 1.32 to 0.83
 // ms of GPU time with the im2col copies; mobilenet_v2's stem (27 terms per output) lost 0.06
 // ms, so sums under 32 terms keep conv2d_oc8. The patch matrix of the whole batch is made at
-// once, so its size is capped (the stem at batch 32 takes 236 MB); larger ones, and fused
-// residuals, keep conv2d_oc8 too.
+// once, so its size is capped (the stem at batch 32 takes 236 MB); larger ones keep conv2d_oc8
+// too.
 bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                      const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   constexpr VkDeviceSize kMaxPatchBytes = VkDeviceSize{256} << 20;
@@ -541,10 +541,11 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   const int64_t plane = p.out_h * p.out_w, plane_padded = (plane + 3) / 4 * 4;
   const int64_t rows = p.in_channels * p.kernel_h * p.kernel_w;
   const auto bytes = static_cast<VkDeviceSize>(p.batch * rows * plane_padded) * sizeof(float);
-  if (!w.gemm_weight.defined() || residual.defined() || p.groups != 1 || (p.batch == 1 && !conv_gemm_forced()) ||
+  if (!w.gemm_weight.defined() || p.groups != 1 || (p.batch == 1 && !conv_gemm_forced()) ||
       (rows < kMinTerms && !conv_gemm_forced()) ||
       bytes > std::min(kMaxPatchBytes, max_storage_binding()) || !use_tiled_gemm(p.out_channels, rows) ||
-      !storage_binding_fits(out) || !texel_view_fits(input, Buffer::TexelFormat::R32))
+      !storage_binding_fits(out) || !texel_view_fits(input, Buffer::TexelFormat::R32) ||
+      (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
     return false;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   Tensor col = empty_vulkan({p.batch, rows, 1, plane_padded});
@@ -561,7 +562,7 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   const GemmOperand b{col, rows * plane_padded, plane_padded, 1, false};
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, rows, plane, a, b, w.gemm_bias.defined() ? &bias : nullptr, 1.0,
-                    1.0, out_min, out_max);
+                    1.0, out_min, out_max, residual);
   return true;
 }
 

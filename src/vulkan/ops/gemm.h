@@ -31,10 +31,11 @@ struct GemmBias {
 // lavapipe (65535 loop iterations). TVK_TILED_GEMM=0: never, to compare.
 bool use_tiled_gemm(int64_t rows, int64_t inner);
 
-// out[s] (contiguous [batch][rows][cols]) = clamp(alpha * a[s] @ b[s] + beta * bias).
+// out[s] (contiguous [batch][rows][cols]) = clamp(alpha * a[s] @ b[s] + beta * bias + residual[s]),
+// `residual` (optional) a contiguous tensor of out's shape (a convolution's fused add).
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
                        float out_min = -std::numeric_limits<float>::infinity(),
-                       float out_max = std::numeric_limits<float>::infinity());
+                       float out_max = std::numeric_limits<float>::infinity(), const Tensor& residual = Tensor());
 
 }  // namespace tvk::vulkan

@@ -24,6 +24,7 @@ struct TiledGemmParams {
   int32_t b_batch_stride, b_inner_stride, b_col_stride;
   int32_t bias_offset, bias_row_stride, bias_col_stride, has_bias;
   float alpha, beta, out_min, out_max;
+  int32_t has_residual;
 };
 constexpr uint32_t kGemmTile = 64, kGemmGroupSide = 16;  // gemm_tiled.glsl's TILE and work group
 // A work-group shape of gemm_coopmat.glsl: its tile and each subgroup's part of it.
@@ -76,20 +77,24 @@ bool use_tiled_gemm(int64_t rows, int64_t inner) {
 
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
-                       float out_min, float out_max) {
+                       float out_min, float out_max, const Tensor& residual) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  TVK_CHECK(!residual.defined() || residual.numel() == batch * rows * cols, op, ": residual ", residual.shape_string(),
+            " is not ", batch, " x ", rows, " x ", cols);
   const TiledGemmParams p{i32(rows), i32(cols), i32(inner), i32(batch),
                           i32(a.batch_stride), i32(a.row_stride), i32(a.col_stride),
                           i32(b.batch_stride), i32(b.row_stride), i32(b.col_stride),
                           bias ? i32(bias->offset) : 0, bias ? i32(bias->row_stride) : 0,
                           bias ? i32(bias->col_stride) : 0, bias ? 1 : 0,
-                          static_cast<float>(alpha), static_cast<float>(beta), out_min, out_max};
+                          static_cast<float>(alpha), static_cast<float>(beta), out_min, out_max,
+                          residual.defined() ? 1 : 0};
   // Every index the shaders form stays inside 32 bits: the last element of each operand.
   (void)i32((batch - 1) * a.batch_stride + (rows - 1) * a.row_stride + (inner - 1) * a.col_stride);
   (void)i32((batch - 1) * b.batch_stride + (inner - 1) * b.row_stride + (cols - 1) * b.col_stride);
   (void)i32(batch * rows * cols);
   if (batch == 0 || rows == 0 || cols == 0) return;
   const Binding bias_texels = bias ? texels(bias->tensor, bias->half, false) : texels(a.tensor, a.half, false);
+  const Binding residual_texels = residual.defined() ? texels1(residual) : texels(a.tensor, a.half, false);
   // fp16 precision on a device with cooperative matrices: tensor cores, operands rounded to fp16
   // (docs/architecture.md). TVK_COOPMAT=0 keeps the fp32 kernels, to compare.
   static const bool coopmat_on = switch_on("TVK_COOPMAT");
@@ -107,7 +112,8 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     l.global = {tiles(cols, tile.bn) * tile.threads(), tiles(rows, tile.bm), static_cast<uint32_t>(i32(batch))};
     l.constants = {device.coopmat_m, device.coopmat_n, device.coopmat_k, tile.bm, tile.bn, tile.wm, tile.wn,
                    a_vec4 ? 1u : 0u, b_mode, b_k_major ? 1u : 0u};
-    launch(l, {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_mode != 0), bias_texels}, p);
+    launch(l, {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_mode != 0), bias_texels, residual_texels},
+           p);
     return;
   }
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
@@ -119,7 +125,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     l.local = {kGemmGroupSide, kGemmGroupSide, 1};
     l.global = {static_cast<uint32_t>(groups(cols)), static_cast<uint32_t>(groups(rows)),
                 static_cast<uint32_t>(i32(batch))};
-    launch(l, {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels}, p);
+    launch(l, {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels, residual_texels}, p);
     return;
   }
   const bool a_vec4 = a_quads(a, inner);
@@ -128,7 +134,9 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
                                      static_cast<uint32_t>(i32((rows + kRowsTileRows - 1) / kRowsTileRows)),
                                      static_cast<uint32_t>(i32(batch))};
   launch(grid_launch("gemm_rows", grid, {a_vec4 ? 1u : 0u, b_k_quads ? 2u : b_vec4 ? 1u : 0u, kRowsTileRows}),
-         {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_vec4 || b_k_quads), bias_texels}, p);
+         {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_vec4 || b_k_quads), bias_texels,
+          residual_texels},
+         p);
 }
 
 namespace {
