@@ -71,6 +71,16 @@ def main():
                         if "/code/" not in info.filename:
                             zout.writestr(info, zin.read(info.filename))
                 archives.append(("%s_bytecode" % name, stripped.getvalue()))
+    # The same files in the forms PyTorch 1.3 wrote (format version 1: op_version_set headers,
+    # 6-element storage ids, no type tags; tests/models/legacy_archive.py).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
+    import legacy_archive
+
+    for name, data in list(archives):
+        if name in ("small_script", "small_trace", "flow_script"):
+            legacy = io.BytesIO()
+            legacy_archive.write_legacy(io.BytesIO(data), legacy, 1)
+            archives.append((name + "_v1", legacy.getvalue()))
     for name, data in archives:
         for target in ("zip", "load", "load_vulkan"):
             with open(os.path.join(dirs[target], name + ".pt"), "wb") as f:
