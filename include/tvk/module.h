@@ -2,6 +2,7 @@
 // interpreter on the CPU or on Vulkan (like torch::jit::load / Module::forward).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +36,10 @@ class Module {
   // Writes the module as a TorchScript archive (zip with data.pkl, code/, constants.pkl) that
   // tvk::jit::load and PyTorch read. Available for modules made by optimize_for_mobile.
   void save(const std::string& path) const;
+  // The archive's extra files (torch.jit.save's _extra_files, a lite file's mobile_info.json)
+  // by name, which save() writes back; set_extra_file adds or replaces one.
+  const std::map<std::string, std::string>& extra_files() const;
+  void set_extra_file(const std::string& name, std::string contents);
   // True for modules made by optimize_for_mobile(backend=Vulkan), or loaded from such a file.
   bool optimized_for_vulkan() const;
 

@@ -386,6 +386,16 @@ PYBIND11_MODULE(_tvk, m) {
       .def("has_method", &tvk::jit::Module::has_method)
       .def("method_names", &tvk::jit::Module::method_names)
       .def("save", &tvk::jit::Module::save, py::arg("path"))
+      // {name: bytes}: the archive's extra files (torch.jit.save's _extra_files), written back by save().
+      .def_property_readonly("extra_files",
+                             [](const tvk::jit::Module& self) {
+                               py::dict out;
+                               for (const auto& [name, contents] : self.extra_files()) out[py::str(name)] = py::bytes(contents);
+                               return out;
+                             })
+      .def("set_extra_file", [](tvk::jit::Module& self, const std::string& name, const py::bytes& contents) {
+        self.set_extra_file(name, std::string(contents));
+      }, py::arg("name"), py::arg("contents"))
       .def_property_readonly("device", [](const tvk::jit::Module& self) { return tvk::to_string(self.device()); })
       .def_property_readonly("type_name", &tvk::jit::Module::type_name)
       .def_property_readonly("optimized_for_vulkan", &tvk::jit::Module::optimized_for_vulkan)

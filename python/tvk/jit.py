@@ -114,6 +114,16 @@ class Module:
     def named_parameters(self):
         return self._native.named_parameters()
 
+    @property
+    def extra_files(self):
+        """{name: bytes}: the archive's extra files (torch.jit.save's _extra_files, a lite file's
+        mobile_info.json), which save() writes back."""
+        return self._native.extra_files
+
+    def set_extra_file(self, name, contents):
+        """Adds or replaces an extra file (bytes or str) that save() writes."""
+        self._native.set_extra_file(name, contents.encode() if isinstance(contents, str) else bytes(contents))
+
     def __repr__(self):
         return "<tvk.jit.Module %s on %s>" % (self._native.type_name, self._native.device)
 

@@ -167,6 +167,24 @@ TEST(ModelLoader, VersionedOpsKeepTheMeaningOfTheirArchive) {
   }
 }
 
+// Extra files (torch.jit.save's _extra_files, a lite file's mobile_info.json) stay with the
+// module through optimize_for_mobile and are written back by save (issue 11).
+TEST(ModelLoader, ExtraFilesSurviveOptimizeSaveAndLoad) {
+  jit::Module module = jit::load(torch211_dir() + "/control_flow_script.pt");
+  EXPECT_TRUE(module.extra_files().empty());
+  module.set_extra_file("labels.txt", "cat\ndog\n");
+  module.set_extra_file("mobile_info.json", "{\"model_name\": \"control_flow\"}");
+  EXPECT_THROW(module.set_extra_file("../escape", "x"), Error);
+  jit::Module optimized = optimize_for_mobile(module);
+  const std::string saved = ::testing::TempDir() + "tvk_extra_files.pt";
+  optimized.save(saved);
+  const jit::ZipReader zip = jit::ZipReader::open(saved);
+  EXPECT_TRUE(zip.has("extra/labels.txt"));
+  jit::Module reloaded = jit::load(saved);
+  EXPECT_EQ(reloaded.extra_files(), module.extra_files());
+  fs::remove(saved);
+}
+
 TEST(ModelLoader, RaiseExceptionReachesTheCallerWithTheModelsMessage) {
   const std::string path = torch211_dir() + "/control_flow_script.pt";
   jit::Module module = jit::load(path);

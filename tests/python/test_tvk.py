@@ -60,6 +60,27 @@ def test_seed_workflow_optimize_save_load_run_on_vulkan(mobilenet, tmp_path):
     assert rel_diff(y_tvk.numpy(), expected.numpy()) <= 1e-4
 
 
+def test_extra_files_are_kept_through_optimize_and_save(mobilenet, tmp_path):
+    import zipfile
+
+    scripted = mobilenet[0]
+    with_extras = tmp_path / "with_extras.pt"
+    torch.jit.save(scripted, str(with_extras), _extra_files={"labels.txt": "cat\ndog\n", "meta.json": '{"v": 1}'})
+    module = tvk.jit.load(with_extras)
+    assert module.extra_files == {"labels.txt": b"cat\ndog\n", "meta.json": b'{"v": 1}'}
+    optimized = optimize_for_mobile(module)
+    optimized.set_extra_file("added.txt", "added")
+    out = tmp_path / "optimized.pt"
+    optimized.save(out)
+    with zipfile.ZipFile(out) as z:
+        assert {n.split("/", 1)[1] for n in z.namelist() if "/extra/" in n} == {
+            "extra/labels.txt", "extra/meta.json", "extra/added.txt"}
+    assert tvk.jit.load(out).extra_files == {"labels.txt": b"cat\ndog\n", "meta.json": b'{"v": 1}',
+                                             "added.txt": b"added"}
+    with pytest.raises(tvk.Error):
+        optimized.set_extra_file("../outside", b"x")
+
+
 @needs_vulkan
 def test_blocklist_without_automatic_transfer_takes_and_returns_vulkan_tensors(mobilenet):
     scripted, path, x, expected = mobilenet

@@ -167,6 +167,14 @@ void Module::save(const std::string& path) const {
   export_module(*state_, path);
 }
 
+const std::map<std::string, std::string>& Module::extra_files() const { return state_->extra_files; }
+
+void Module::set_extra_file(const std::string& name, std::string contents) {
+  TVK_CHECK(!name.empty() && name.find("..") == std::string::npos && name.front() != '/', "extra file name '", name,
+            "' must be a relative name");
+  state_->extra_files[name] = std::move(contents);
+}
+
 bool Module::optimized_for_vulkan() const {
   const IValue* v = state_->root->find("optimized_for_vulkan");
   return v && v->isBool() && v->toBool();

@@ -120,6 +120,7 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
 
   auto result = std::make_shared<jit::ModuleState>();
   result->path = original.path;
+  result->extra_files = original.extra_files;
   result->unit = original.unit;
   result->interpreter = std::make_unique<jit::Interpreter>(*result->unit, Device::CPU);
   result->root = std::make_shared<Object>();

@@ -135,8 +135,13 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   CompilationUnit& unit = *state->unit;
   unit.format_version = format_version;
 
+  for (const std::string& record : zip.records())  // names relative to the top folder
+    if (record.rfind("extra/", 0) == 0 && record.size() > 6) {
+      const std::vector<uint8_t> bytes = zip.read(record);
+      state->extra_files[record.substr(6)] = std::string(bytes.begin(), bytes.end());
+    }
   bool has_code = false;
-  for (const std::string& record : zip.records()) {  // names relative to the top folder
+  for (const std::string& record : zip.records()) {
     if (record.rfind("code/", 0) != 0 || record.size() < 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
     std::vector<uint8_t> bytes = zip.read(record);
     const std::string text(bytes.begin(), bytes.end());

@@ -23,6 +23,9 @@ struct ModuleState {
   std::shared_ptr<CompilationUnit> unit;
   std::unique_ptr<Interpreter> interpreter;
   std::shared_ptr<Object> root;
+  // The archive's extra/ records by name ("mobile_info.json", what torch.jit.save's
+  // _extra_files wrote): kept with the module and written back by Module::save.
+  std::map<std::string, std::string> extra_files;
   // A lite-interpreter file without code/: its methods run as bytecode.
   std::shared_ptr<BytecodeUnit> bytecode;
   // Methods frozen and optimized by optimize_for_mobile; they run as graphs, not as code.
