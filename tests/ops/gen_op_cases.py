@@ -435,6 +435,17 @@ def generate(torch, c):
         c.add("aten::mean", r(s), None)
     c.error("aten::mean.dim", r(2, 3), [2], False, None)
     c.error("aten::mean.dim", r(2, 3), [1, -1], False, None)
+    # sum: the same shapes as mean; int64 and bool sums are int64 (the CPU's), dtype= converts.
+    for s, dims, keep in means:
+        c.add("aten::sum.dim_IntList", r(s) - 0.5, dims, keep, None)
+    for s in [(1, 3, 7, 9), (5,), (), (2, 3, 4), (3, 200, 150)]:
+        c.add("aten::sum", r(s) - 0.5, None)
+    c.add("aten::sum", torch.tensor([[3, -7], [2**40, 5]]), None)
+    c.add("aten::sum", torch.tensor([True, False, True]), None)
+    c.add("aten::sum.dim_IntList", torch.tensor([[3, -7, 1], [4, 5, 6]]), [1], True, None)
+    c.add("aten::sum.dim_IntList", torch.tensor([[True, False], [True, True]]), [0], False, None)
+    c.add("aten::sum", torch.tensor([1, 2, 3]), 6)  # dtype=float32
+    c.error("aten::sum.dim_IntList", r(2, 3), [2], False, None)
     soft = [((2, 5), 1), ((2, 5), 0), ((3, 4, 7), -1), ((2, 3, 4, 5), 1), ((1, 1000), -1), ((7,), 0), ((), 0),
             ((4, 1, 3), 1), ((2, 3, 5, 7), -3), ((3, 33), 1), ((3, 250, 197), -1),
             ((1, 70000), -1)]  # past lavapipe's 65535-iteration loop cap

@@ -1,5 +1,5 @@
-// Reductions: mean (all dims or a list), min and max of all elements, softmax and log_softmax
-// along one dim.
+// Reductions: mean and sum (all dims or a list), min and max of all elements, softmax and
+// log_softmax along one dim.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -33,6 +33,42 @@ Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, st
 Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) {
   return mean_impl("aten::mean", self, std::nullopt, false, dtype);
 }
+
+// torch.sum: float32 sums stay float32 (accumulated in double); int64 and bool ones are int64,
+// as in PyTorch, unless dtype asks for float32 (or int64 of a float32 tensor, truncating the sum).
+Tensor sum_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
+  const char* op = "aten::sum";
+  check_defined(op, self);
+  const DType out_dtype = dtype ? dtype_from_code(op, dtype) : (self.dtype() == DType::Float32 ? DType::Float32
+                                                                                              : DType::Int64);
+  TVK_CHECK(out_dtype != DType::Bool, op, ": dtype=bool is not supported");
+  const ReducePlan plan = plan_reduce(op, self, dims, keepdim);
+  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
+  Tensor out = empty(plan.out_sizes, out_dtype);
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    double total = 0;
+    int64_t whole = 0;
+    for (int64_t c = 0; c < plan.cols; ++c) {
+      const int64_t i = r * plan.cols + c;
+      switch (rows.dtype()) {
+        case DType::Float32: total += rows.data<float>()[i]; break;
+        // Wrapping adds, as int64 sums wrap in PyTorch, without signed overflow.
+        case DType::Int64:
+          whole = static_cast<int64_t>(static_cast<uint64_t>(whole) + static_cast<uint64_t>(rows.data<int64_t>()[i]));
+          break;
+        case DType::Bool: whole += rows.data<bool>()[i] ? 1 : 0; break;
+      }
+    }
+    if (rows.dtype() != DType::Float32) total = static_cast<double>(whole);
+    if (out_dtype == DType::Float32) out.data<float>()[r] = static_cast<float>(total);
+    else out.data<int64_t>()[r] = rows.dtype() == DType::Float32 ? static_cast<int64_t>(total) : whole;
+  }
+  return out;
+}
+Tensor sum_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
+  return sum_impl(self, dim, keepdim, dtype);
+}
+Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) { return sum_impl(self, std::nullopt, false, dtype); }
 
 // torch.min(x) / torch.max(x): a 0-D tensor of x's dtype; NaN wins, as in PyTorch.
 template <bool kMax>
@@ -108,6 +144,9 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype
 TVK_REGISTER_OP("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
                 mean_dim);
 TVK_REGISTER_OP("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", mean_all);
+TVK_REGISTER_OP("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                sum_dim);
+TVK_REGISTER_OP("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sum_all);
 TVK_REGISTER_OP("aten::min(Tensor self) -> Tensor", min_all);
 TVK_REGISTER_OP("aten::max(Tensor self) -> Tensor", max_all);
 TVK_REGISTER_OP("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", softmax);

@@ -1,4 +1,4 @@
-// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl): mean over dims
+// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl): mean and sum over dims
 // (reduced dims are permuted to the end first when they are not already there), softmax,
 // log_softmax and argmax.
 #include "ops/registry.h"
@@ -16,8 +16,9 @@ bool is_identity(const IntList& order) {
   return true;
 }
 
-Tensor mean_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
-  const char* op = "aten::mean";
+// Row means (`mean`) or sums of float32 tensors; int64 and bool sums decline to the CPU.
+Tensor reduce_rows(const char* op, const Tensor& self, const std::optional<IntList>& dims, bool keepdim,
+                   std::optional<int64_t> dtype, bool mean) {
   check_vulkan_float(op, self);
   ops::check_float_dtype_arg(op, dtype);
   const ops::ReducePlan plan = ops::plan_reduce(op, self, dims, keepdim);
@@ -27,13 +28,23 @@ Tensor mean_impl(const Tensor& self, const std::optional<IntList>& dims, bool ke
   struct {
     uint32_t rows, cols;
   } params{static_cast<uint32_t>(plan.rows), static_cast<uint32_t>(plan.cols)};
-  launch(row_groups_launch("reduce_mean", plan.rows, 64), {out, rows}, params);  // 64: the shader's kGroup
+  ShaderLaunch l = row_groups_launch("reduce_mean", plan.rows, 64);  // 64: the shader's kGroup
+  l.constants = {mean ? 1u : 0u};
+  launch(l, {out, rows}, params);
   return out;
 }
 Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
-  return mean_impl(self, dim, keepdim, dtype);
+  return reduce_rows("aten::mean", self, dim, keepdim, dtype, true);
 }
-Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) { return mean_impl(self, std::nullopt, false, dtype); }
+Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) {
+  return reduce_rows("aten::mean", self, std::nullopt, false, dtype, true);
+}
+Tensor sum_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
+  return reduce_rows("aten::sum", self, dim, keepdim, dtype, false);
+}
+Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) {
+  return reduce_rows("aten::sum", self, std::nullopt, false, dtype, false);
+}
 
 Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> dtype, bool log) {
   check_vulkan_float(op, self);
@@ -96,6 +107,8 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype
 
 TVK_REGISTER_VULKAN_KERNEL("aten::mean.dim", mean_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::mean", mean_all);
+TVK_REGISTER_VULKAN_KERNEL("aten::sum.dim_IntList", sum_dim);
+TVK_REGISTER_VULKAN_KERNEL("aten::sum", sum_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::softmax.int", softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::log_softmax.int", log_softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::argmax", argmax);
