@@ -345,7 +345,7 @@ void export_module(const ModuleState& state, const std::string& path) {
   for (const auto& [key, storage] : constants.storages()) zip.add("constants/" + key, storage_bytes(storage));
   zip.add("constants.pkl", constants_pkl);
   for (const auto& [name, contents] : state.extra_files)
-    zip.add("extra/" + name, std::vector<uint8_t>(contents.begin(), contents.end()));
+    zip.add("extra/" + name, contents);
   zip.finish();
 }
 

@@ -82,23 +82,25 @@ void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen)
   }
 }
 
+// A TorchScript source record: code/....py (not its .py.debug_pkl).
+bool is_code_source(const std::string& record) {
+  return record.rfind("code/", 0) == 0 && record.size() >= 3 && record.compare(record.size() - 3, 3, ".py") == 0;
+}
+
 }  // namespace
 
 ArchiveSummary summarize_archive(const ZipReader& zip, const ModuleState& module) {
   ArchiveSummary out;
   out.format_version = read_version(zip);
   const std::string& prefix = zip.prefix();
+  // Since PyTorch 1.6 torch.jit.save writes version 4+ for code calling div, 5+ for full.
+  bool div = false, full = false;
   for (const std::string& record : zip.records()) {
     const std::string name = record.rfind(prefix, 0) == 0 ? record.substr(prefix.size()) : record;
     if (name.rfind("code/", 0) == 0) out.has_code = true;
     if (name == "bytecode.pkl") out.lite = true;
     if (name.rfind("extra/", 0) == 0) out.extra_files.push_back(name);
-  }
-  // Since PyTorch 1.6 torch.jit.save writes version 4+ for code calling div, 5+ for full.
-  bool div = false, full = false;
-  for (const std::string& record : zip.records()) {
-    const std::string name = record.rfind(prefix, 0) == 0 ? record.substr(prefix.size()) : record;
-    if (name.rfind("code/", 0) != 0 || name.size() < 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+    if (!is_code_source(name)) continue;
     const std::vector<uint8_t> bytes = zip.read(name);
     const std::string_view code(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     div = div || code.find("torch.div(") != std::string_view::npos || code.find("torch.div_(") != std::string_view::npos;
@@ -135,16 +137,16 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   CompilationUnit& unit = *state->unit;
   unit.format_version = format_version;
 
-  for (const std::string& record : zip.records())  // names relative to the top folder
-    if (record.rfind("extra/", 0) == 0 && record.size() > 6) {
-      const std::vector<uint8_t> bytes = zip.read(record);
-      state->extra_files[record.substr(6)] = std::string(bytes.begin(), bytes.end());
-    }
   bool has_code = false;
-  for (const std::string& record : zip.records()) {
-    if (record.rfind("code/", 0) != 0 || record.size() < 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
-    std::vector<uint8_t> bytes = zip.read(record);
-    const std::string text(bytes.begin(), bytes.end());
+  for (const std::string& record : zip.records()) {  // names relative to the top folder
+    const bool extra = record.rfind("extra/", 0) == 0 && record.size() > 6;
+    if (!extra && !is_code_source(record)) continue;
+    const std::vector<uint8_t> bytes = zip.read(record);
+    std::string text(bytes.begin(), bytes.end());
+    if (extra) {
+      state->extra_files[record.substr(6)] = std::move(text);
+      continue;
+    }
     unit.add_source(parse_source(text, path + "/" + record), qualifier_of_code_record(record));
     has_code = true;
   }

@@ -506,8 +506,9 @@ bool conv_gemm_wanted() {
 namespace {
 // A pointwise convolution as a batched GEMM over NCHW: out[n] (Cout x plane) = W (Cout x Cin)
 // @ x[n] (Cin x plane) + bias (+ a fused residual), clamped; tensor cores in fp16 precision
-// (gemm.h). At batch 1 conv2d_pw_split is faster: on the H200, mobilenet_v2 in fp16 took 0.52 ms with the GEMM
-// and 0.50 without at batch 1, and 3.47 against 3.71 ms at batch 32 (GPU 2.05 against 2.26).
+// (gemm.h). At batch 1 conv2d_pw_split is faster: on the H200, mobilenet_v2 in fp16 took 0.52
+// ms with the GEMM and 0.50 without at batch 1, and 3.47 against 3.71 ms at batch 32 (GPU 2.05
+// against 2.26).
 bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                         const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   if (!w.gemm_weight.defined() || p.kernel_h != 1 || p.kernel_w != 1 || p.stride[0] != 1 ||
@@ -529,11 +530,11 @@ bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWe
 
 // Any other ungrouped convolution at batch 2+ where the GEMM kernels take convolutions: im2col,
 // then out[n] (Cout x plane) = W (Cout x Cin*KH*KW) @ col[n] + bias (+ a fused residual),
-// clamped (tensor cores in fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2 layers went from 1.32 to 0.83
-// ms of GPU time with the im2col copies; mobilenet_v2's stem (27 terms per output) lost 0.06
-// ms, so sums under 32 terms keep conv2d_oc8. The patch matrix of the whole batch is made at
-// once, so its size is capped (the stem at batch 32 takes 236 MB); larger ones keep conv2d_oc8
-// too.
+// clamped (tensor cores in fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2
+// layers went from 1.32 to 0.83 ms of GPU time with the im2col copies; mobilenet_v2's stem (27
+// terms per output) lost 0.06 ms, so sums under 32 terms keep conv2d_oc8. The patch matrix of
+// the whole batch is made at once, so its size is capped (the stem at batch 32 takes 236 MB);
+// larger ones keep conv2d_oc8 too.
 bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                      const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   constexpr VkDeviceSize kMaxPatchBytes = VkDeviceSize{256} << 20;
