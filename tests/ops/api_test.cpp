@@ -219,11 +219,16 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
   const Tensor dw = randn({16, 1, 3, 3}, 24), db = randn({16}, 25);
   const Tensor lx = randn({3, 300}, 26), lw = randn({50, 300}, 27), lb = randn({50}, 28);
   const Tensor tx = randn({40, 300}, 32);  // 16+ rows: the tiled kernel
-  // Batch 1, 96 channels, 1x1: conv2d_pw_split on GPUs (and under TVK_REDUCTION_SPLIT).
+  // Batch 1, 96 channels, 1x1: conv2d_split on GPUs (and under TVK_REDUCTION_SPLIT); and 3x3.
   const Tensor px = randn({1, 96, 6, 6}, 29), pw = randn({20, 96, 1, 1}, 30), pb = randn({20}, 31);
+  const Tensor kw = randn({20, 96, 3, 3}, 33);
   auto run_all = [&] {
     std::vector<Tensor> out;
+    // Stride 1 (Winograd from batch 2) and stride 2 (im2col + GEMM under TVK_CONV_GEMM=1, with
+    // the patches in halves in fp16, as Winograd's transformed inputs are).
     out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}).cpu());
+    out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}).cpu());
+    out.push_back(conv2d(px.vulkan(), kw.vulkan(), pb.vulkan(), {1}, {1}).cpu());
     out.push_back(conv2d(x.vulkan(), dw.vulkan(), db.vulkan(), {1}, {1}, {1}, 16).cpu());
     out.push_back(conv2d(px.vulkan(), pw.vulkan(), pb.vulkan()).cpu());
     const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
@@ -231,7 +236,8 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
     out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(tx.vulkan()), ctx}).toTensor().cpu());
     return out;
   };
-  const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16),
+  const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, w, b, {2}, {1}),
+                                     conv2d(px, kw, pb, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16),
                                      conv2d(px, pw, pb), linear(lx, lw, lb), linear(tx, lw, lb)};
   set_vulkan_precision(Precision::FP32);
   const std::vector<Tensor> full = run_all();

@@ -255,12 +255,18 @@ def generate(torch, c):
         ((2, 16, 17, 9), (16, 16, 3, 3), True, [1, 1], [2, 2], [1, 1], 1),
         ((1, 16, 34, 31), (24, 16, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
         ((2, 32, 3, 3), (17, 32, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
-        # GPU kernels at batch 1 (conv2d_pw_split from 64 input channels; conv2d_dw_pixel): a
-        # plane of 49 pixels and a partial channel block, more input channels than one pass of
-        # the work group (4 x 256), stride 2.
+        # GPU kernels at batch 1 (conv2d_split: 1x1 from 64 input channels, larger kernels from
+        # 32; conv2d_dw_pixel): a plane of 49 pixels and a partial channel block, more input
+        # channels than one pass of the work group (4 x 256 for 1x1, 2 x 256 for 3x3), stride 2,
+        # padding at every edge, dilation, a 5x5 kernel without a bias, rows of whole quads.
         ((1, 70, 7, 7), (21, 70, 1, 1), True, [1, 1], [0, 0], [1, 1], 1),
         ((1, 1100, 4, 4), (9, 1100, 1, 1), False, [1, 1], [0, 0], [1, 1], 1),
         ((1, 64, 9, 9), (16, 64, 1, 1), True, [2, 2], [0, 0], [1, 1], 1),
+        ((1, 33, 9, 7), (19, 33, 3, 3), True, [2, 2], [1, 1], [1, 1], 1),
+        ((1, 600, 5, 5), (10, 600, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        ((1, 48, 10, 10), (24, 48, 3, 3), True, [1, 1], [2, 2], [2, 2], 1),
+        ((1, 32, 8, 8), (8, 32, 5, 5), False, [1, 1], [2, 2], [1, 1], 1),
+        ((1, 64, 7, 7), (64, 64, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
         ((1, 19, 7, 7), (19, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 19),
         ((2, 8, 6, 8), (8, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 8),  # rows of whole quads
     ]

@@ -5,10 +5,16 @@
 // batched GEMM of 36). Tiles past the last (tiles4 rounds up to a multiple of 4, so the GEMM
 // reads 4 tiles per texel) are written as 0. Large convolutions run in parts of images and of
 // tiles, so that V and the GEMM's output fit one binding.
+// HALF = 1 (the GEMM kernels' operand in fp16 precision): V holds 16-bit floats, which halves
+// its memory traffic. Neighbouring tiles are neighbouring lanes (the host makes the work
+// group's x even), so the even lane of each pair packs both values into one uint.
 #version 450
+#extension GL_KHR_shader_subgroup_shuffle : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const int HALF = 0;
 
 layout(std430, binding = 0) writeonly buffer V { float v[]; };
+layout(std430, binding = 0) writeonly buffer VH { uint vh[]; };
 layout(binding = 1) uniform samplerBuffer x;  // R32, NCHW
 layout(push_constant) uniform Params {
   int in_w, in_h, channels, batch;  // batch: images in this chunk
@@ -31,19 +37,30 @@ void load_row(int base, int iy, int ix0, bool tile_ok, out vec3 lo, out vec3 hi)
   hi = vec3(at(rb, row_ok, ix0 + 3), at(rb, row_ok, ix0 + 4), at(rb, row_ok, ix0 + 5));
 }
 
+// One value of V; `o` has the parity of the tile (tiles4 and the set stride are multiples of 4).
+void put(int o, float val) {
+  if (HALF == 1) {
+    float odd = subgroupShuffleXor(val, 1u);
+    if ((o & 1) == 0) vh[o >> 1] = packHalf2x16(vec2(val, odd));
+  } else {
+    v[o] = val;
+  }
+}
+
 // One row of B^T d through B^T (as its transpose, B), stored as weight sets i * 6 .. i * 6 + 5.
 void store_row(int o, int stride, vec3 lo, vec3 hi) {
   float a0 = lo.x, a1 = lo.y, a2 = lo.z, a3 = hi.x, a4 = hi.y, a5 = hi.z;
-  v[o] = 4.0 * a0 - 5.0 * a2 + a4;
-  v[o + stride] = -4.0 * (a1 + a2) + a3 + a4;
-  v[o + 2 * stride] = 4.0 * (a1 - a2) - a3 + a4;
-  v[o + 3 * stride] = -2.0 * (a1 - a3) - a2 + a4;
-  v[o + 4 * stride] = 2.0 * (a1 - a3) - a2 + a4;
-  v[o + 5 * stride] = 4.0 * a1 - 5.0 * a3 + a5;
+  put(o, 4.0 * a0 - 5.0 * a2 + a4);
+  put(o + stride, -4.0 * (a1 + a2) + a3 + a4);
+  put(o + 2 * stride, 4.0 * (a1 - a2) - a3 + a4);
+  put(o + 3 * stride, -2.0 * (a1 - a3) - a2 + a4);
+  put(o + 4 * stride, 2.0 * (a1 - a3) - a2 + a4);
+  put(o + 5 * stride, 4.0 * a1 - 5.0 * a3 + a5);
 }
 
 void main() {
   int t = int(gl_GlobalInvocationID.x), c = int(gl_GlobalInvocationID.y), n = int(gl_GlobalInvocationID.z);
+  // Both lanes of a pair leave or stay: tiles4 is even, and they share c and n.
   if (t >= tiles4 || c >= channels || n >= batch) return;
   int tg = tile_base + t;
   bool tile_ok = t < tile_count && tg < tiles;

@@ -17,6 +17,18 @@
 
 namespace tvk::vulkan {
 namespace {
+// The work-group shape of the Winograd transforms and im2col on GPUs: up to 128 invocations
+// along x (tiles or pixel quads), so that a subgroup's stores to each of the 36 sets (or rows)
+// are one contiguous run. Measured on an H200 (resnet18, batch 32, fp16): the 56x56 input
+// transform took 0.137 -> 0.068 ms, im2col of the 7x7 stem 0.153 -> 0.128 ms, GPU time 2.39 ->
+// 2.14 ms, against local_size_for's 8 x 8. lavapipe keeps local_size_for's shape.
+std::array<uint32_t, 3> transform_local(const std::array<uint32_t, 3>& global) {
+  if (!gpu_shaped_kernels()) return local_size_for(global);
+  uint32_t x = 1, y = 1;
+  while (x < 128 && x < global[0]) x *= 2;
+  while (x * y < 64 && y < global[1]) y *= 2;
+  return {x, y, 1};
+}
 
 constexpr int64_t kBlock = 8;  // output channels per conv2d_oc8 invocation
 
@@ -40,12 +52,13 @@ struct Oc8Params {
   int32_t wset_images, wset_count;
 };
 
-// Must match conv2d_pw_split.glsl.
-struct PointwiseSplitParams {
+// Must match conv2d_split.glsl.
+struct SplitParams {
   int32_t in_w, in_h, in_c, batch;
   int32_t out_w, out_h, out_c, blocks;
   int32_t quads;
   float out_min, out_max;
+  int32_t pad_w, pad_h;
 };
 
 // Must match conv2d_im2col.glsl.
@@ -227,33 +240,44 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   }
 }
 
-// A pointwise convolution on a GPU at batch 1 with 64+ input channels: conv2d_pw_split, one
-// work group per 4 pixels x 8 output channels with the input channels split over its lanes.
-// Measured on an H200 (mobilenet_v2, batch 1, GPU time): 0.56 -> 0.50 ms against the
-// subgroup-only split it replaced, whose lanes walked up to 30 input channels each, one
-// dependent fetch after another. Under 64 input channels conv2d_oc8 stays faster (a work
-// group of 32 lanes would mostly idle: 16 -> 96 channels at 112x112 took 48 us this way, 14 us
-// in conv2d_oc8). At batch 32 conv2d_oc8's tiles win. Returns false where it does not apply.
-bool run_pointwise_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                         const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  // TVK_PW_SPLIT=0 leaves these to conv2d_oc8 (to compare the two).
-  static const bool enabled = switch_on("TVK_PW_SPLIT");
-  constexpr int64_t kMinChannels = 64;
+// An ungrouped convolution on a GPU at batch 1: conv2d_split, one work group row per 4 pixels x
+// 8 output channels with the sum's terms split over the row's lanes. Pointwise layers take it
+// from 64 input channels: measured on an H200 (mobilenet_v2, batch 1, GPU time), 0.56 -> 0.50 ms
+// against the subgroup-only split it replaced, whose lanes walked up to 30 input channels each,
+// one dependent fetch after another; under 64, conv2d_oc8 stays faster (a work group of 32
+// lanes would mostly idle: 16 -> 96 channels at 112x112 took 48 us this way, 14 us in
+// conv2d_oc8). Larger kernels (up to 32 taps: the shader keeps a bit per tap) take it from 32
+// input channels: squeezenet1_1's GPU time 0.358 -> 0.333 ms, resnet18's 0.62 -> 0.58-0.62 ms,
+// against conv2d_oc8's split-K tile. At batch 2+ conv2d_oc8's tiles win. Returns false where it
+// does not apply.
+bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+               const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  // TVK_CONV_SPLIT=0 leaves these to conv2d_oc8 (to compare the two).
+  static const bool enabled = switch_on("TVK_CONV_SPLIT");
+  const bool point = p.kernel_h == 1 && p.kernel_w == 1;
+  const int64_t min_channels = point ? 64 : 32;
   const PhysicalDeviceInfo& dev = Context::get()->device().physical();
   if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_arithmetic || dev.subgroup_size < kBlock ||
-      dev.subgroup_size > 256 || p.groups != 1 || p.kernel_h != 1 || p.kernel_w != 1 || p.padding[0] != 0 ||
-      p.padding[1] != 0 || p.dilation[0] != 1 || p.dilation[1] != 1 || p.batch != 1 ||
-      p.in_channels < kMinChannels)
+      dev.subgroup_size > 256 || p.groups != 1 || p.transposed || p.batch != 1 || p.in_channels < min_channels ||
+      (point && (p.padding[0] != 0 || p.padding[1] != 0)) || p.kernel_h * p.kernel_w > 32 ||
+      (w.weight_format != Buffer::TexelFormat::RGBA32 && w.weight_format != Buffer::TexelFormat::RGBA16F))
     return false;
   if (!storage_binding_fits(out) || !storage_binding_fits(input) || !storage_binding_fits(w.weight)) return false;
   const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  const PointwiseSplitParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w),
-                                    i32(p.out_h), i32(p.out_channels), i32(blocks), i32(quads), out_min, out_max};
-  // Lanes enough that each takes at most 4 input channels (conv2d_pw_split's UNROLL), 32 to 256;
-  // at least 32, as 32 lanes store the tile.
+  const SplitParams params{i32(p.in_w),         i32(p.in_h),  i32(p.in_channels), i32(p.batch),
+                           i32(p.out_w),        i32(p.out_h), i32(p.out_channels), i32(blocks),
+                           i32(quads),          out_min,      out_max,             i32(p.padding[1]),
+                           i32(p.padding[0])};
+  // Terms per lane: up to 4 input channels of a 1x1 kernel (all in flight together), 64 of a
+  // larger one. Measured on an H200 (resnet18, batch 1, GPU time): 8 terms 0.83 ms, 16 0.72-0.76,
+  // 32 0.62-0.66, 64 0.58-0.62, 128 0.60, 256 0.67-0.69: fewer lanes pay less for the partial
+  // sums' reduction, until too few lanes share the work.
+  const int64_t terms = p.in_channels * p.kernel_h * p.kernel_w, per_lane = point ? 4 : 64;
+  // Lanes enough that each takes at most per_lane terms, 32 to 256; at least 32, as 32 lanes
+  // store the tile.
   uint32_t group = 32;
-  while (group < 256 && group * 4 < p.in_channels) group *= 2;
+  while (group < 256 && group * per_lane < terms) group *= 2;
   group = std::max(group, dev.subgroup_size);
   // Up to 4 channel blocks of the same pixels per work group, one per row (y), while the group
   // stays within 256 lanes: mobilenet_v2's GPU time 0.499 -> 0.493 ms, squeezenet1_1's 0.447 ->
@@ -262,14 +286,15 @@ bool run_pointwise_split(const char* op, const ops::Conv2dParams& p, const ConvW
   int64_t rows = 1;
   while (rows * 2 <= kMaxRows && rows * 2 * group <= 256 && rows < blocks) rows *= 2;
   const int64_t tiles = p.batch * ((blocks + rows - 1) / rows) * quads;
-  ShaderLaunch l = row_groups_launch("conv2d_pw_split", tiles, group);
+  ShaderLaunch l = row_groups_launch("conv2d_split", tiles, group);
   l.local[1] = static_cast<uint32_t>(rows);
   l.global[1] *= static_cast<uint32_t>(rows);
   TVK_CHECK(l.global[1] / rows <= 65535, op, ": ", tiles, " output tiles are too many for one dispatch");
-  const bool vec_in = p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
+  const bool vec_in = point && p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
-                 half ? 1u : 0u};
+                 half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
+                 u32(op, p.dilation[1])};
   launch(l, {out, input, w.weight, residual.defined() ? residual : input}, params);
   return true;
 }
@@ -304,7 +329,7 @@ bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input,
                       i32(p.padding[1]), i32(p.padding[0]), 0};
   launch(grid_launch("conv2d_im2col", {u32(op, plane_padded / 4), u32(op, rows), u32(op, p.batch)},
                      {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
-                      u32(op, p.dilation[0]), u32(op, p.dilation[1])}),
+                      u32(op, p.dilation[0]), u32(op, p.dilation[1]), 0u}),
          {col, texels1(input)}, params);
   const ops::Conv2dParams g = pointwise_gemm(p.batch, rows, p.out_channels, plane_padded, plane);
   const IntList gemm_sizes{p.batch, p.out_channels, 1, plane};
@@ -364,18 +389,25 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
     }
     for (int64_t t0 = 0; t0 < tiles; t0 += tile_chunk) {
       const int64_t count = std::min(tile_chunk, tiles - t0), tiles4 = (count + 3) / 4 * 4;
-      Tensor v = empty_vulkan({kWinogradSets * images * p.in_channels * tiles4});
+      // V holds halves where the GEMM kernels read it in fp16 precision (tiles4 is even).
+      const bool half_v = w.winograd_gemm && w.winograd_format == Buffer::TexelFormat::R16F;
+      const int64_t v_values = kWinogradSets * images * p.in_channels * tiles4;
+      Tensor v = empty_vulkan({half_v ? v_values / 2 : v_values});
       WinogradInParams in{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(images), i32(p.padding[1]),
                           i32(p.padding[0]), i32(tiles_w), i32(tiles), i32(tiles4), i32(n0), i32(t0), i32(count)};
-      launch(grid_launch("conv2d_wino_in", {u32(op, tiles4), u32(op, p.in_channels), u32(op, images)}),
-             {v, texels1(input)}, in);
+      ShaderLaunch in_launch = grid_launch("conv2d_wino_in", {u32(op, tiles4), u32(op, p.in_channels), u32(op, images)},
+                                           {half_v ? 1u : 0u});
+      // Pairs of tiles are pairs of lanes: an even work-group width (tiles4 is a multiple of 4).
+      in_launch.local = transform_local(in_launch.global);
+      if (in_launch.local[0] % 2 != 0) in_launch.local = {4, 1, 1};
+      launch(in_launch, {v, texels1(input)}, in);
       // The GEMMs, one per weight set: [out_c x in_c] @ [in_c x images * tiles4].
       const int64_t cols = images * tiles4;
       Tensor m = empty_vulkan({kWinogradSets, p.out_channels, 1, cols});
       if (w.winograd_gemm) {
         const bool half = w.winograd_format == Buffer::TexelFormat::R16F;
         const GemmOperand a{w.winograd, p.out_channels * p.in_channels, p.in_channels, 1, half};
-        const GemmOperand b{v, p.in_channels * cols, cols, 1, false};
+        const GemmOperand b{v, p.in_channels * cols, cols, 1, half_v};
         launch_tiled_gemm(op, m, kWinogradSets, p.out_channels, p.in_channels, cols, a, b, nullptr, 1.0, 1.0);
       } else {
         // As a 1x1 convolution over 36 images of in_channels x cols pixels, image k using set k.
@@ -389,6 +421,7 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
                           out_whole ? i32(n0) : 0, i32(t0), i32(count)};
       ShaderLaunch l = grid_launch("conv2d_wino_out", {u32(op, count), u32(op, p.out_channels), u32(op, images)},
                                    {residual.defined() ? 1u : 0u});
+      l.local = transform_local(l.global);
       launch(l, {y, texels1(m), texels1(w.bias.defined() ? w.bias : m), texels1(residual.defined() ? residual : m)}, o);
     }
   }
@@ -549,18 +582,20 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
       (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
     return false;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  Tensor col = empty_vulkan({p.batch, rows, 1, plane_padded});
-  TVK_CHECK(texel_view_fits(col, Buffer::TexelFormat::R32), op, ": the patch matrix ", col.shape_string(),
-            " exceeds this device's texel buffer limit");
+  // In fp16 precision the patch matrix holds halves, as the weights do (plane_padded is even).
+  const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
+  Tensor col = empty_vulkan({half ? p.batch * rows * plane_padded / 2 : p.batch * rows * plane_padded});
+  TVK_CHECK(texel_view_fits(col, half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32), op,
+            ": the patch matrix of ", p.batch * rows * plane_padded, " values exceeds this device's texel buffer limit");
   const Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),
                             i32(p.padding[1]), i32(p.padding[0]), 0};
-  launch(grid_launch("conv2d_im2col", {u32(op, plane_padded / 4), u32(op, rows), u32(op, p.batch)},
+  ShaderLaunch il = grid_launch("conv2d_im2col", {u32(op, plane_padded / 4), u32(op, rows), u32(op, p.batch)},
                      {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
-                      u32(op, p.dilation[0]), u32(op, p.dilation[1])}),
-         {col, texels1(input)}, params);
-  const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
+                      u32(op, p.dilation[0]), u32(op, p.dilation[1]), half ? 1u : 0u});
+  il.local = transform_local(il.global);
+  launch(il, {col, texels1(input)}, params);
   const GemmOperand a{w.gemm_weight, 0, rows, 1, half};
-  const GemmOperand b{col, rows * plane_padded, plane_padded, 1, false};
+  const GemmOperand b{col, rows * plane_padded, plane_padded, 1, half};
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, rows, plane, a, b, w.gemm_bias.defined() ? &bias : nullptr, 1.0,
                     1.0, out_min, out_max, residual);
@@ -608,14 +643,15 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       if (run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual) ||
           run_im2col_gemm(op, p, w, input, out, out_min, out_max, residual))
         return out;
-      if (!run_pointwise_split(op, p, w, input, out, out_min, out_max, residual) &&
+      if (!run_split(op, p, w, input, out, out_min, out_max, residual) &&
           !run_im2col(op, p, input, w, out, out_min, out_max, residual))
         run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
                 std::numeric_limits<int32_t>::max(), 1);
       return out;
     case ConvKernel::Winograd:
       if (w.weight.defined() && !winograd_pays(p)) {
-        run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
+        if (!run_split(op, p, w, input, out, out_min, out_max, residual))
+          run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
                 std::numeric_limits<int32_t>::max(), 1);
       } else {
         run_winograd(op, p, input, w, out, out_min, out_max, residual);

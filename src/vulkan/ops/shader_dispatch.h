@@ -83,7 +83,7 @@ ShaderLaunch row_groups_launch(std::string shader, int64_t rows, uint32_t group)
 // A 1-D launch over `n` elements, folded into y when x would exceed the group-count limit.
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x = 64);
 
-// Whether a kernel-comparison switch (TVK_WINOGRAD, TVK_PW_SPLIT, TVK_TILED_GEMM) is on: unset or
+// Whether a kernel-comparison switch (TVK_WINOGRAD, TVK_CONV_SPLIT, TVK_TILED_GEMM) is on: unset or
 // anything but 0. Each turns a faster path off to measure it against the one it replaced.
 bool switch_on(const char* name);
 

@@ -1,0 +1,132 @@
+// Ungrouped convolution for GPUs at batch 1, written for latency: each row (y) of a work group
+// computes 4 output pixels x 8 output channels (one channel block), and the row's S lanes split
+// the sum's K = in_c x KH x KW terms (lane t takes t, t + S, ...), UNROLL terms' loads in flight
+// at a time, so that no lane waits on more than a few dependent rounds of memory. The partial
+// sums meet through subgroupAdd, then through shared memory across the row's subgroups. The
+// group's up to 4 rows take consecutive channel blocks of the same pixels, so that they read the
+// same inputs (the later rows from the cache).
+// Weights are conv2d_pack's ([blocks][K][8] then the bias), read as vec4 (or, in fp16, as a
+// uvec2 of 4 packed halves), so neighbouring lanes read neighbouring weights. Kernel size,
+// stride and dilation are specialisation constants; a 1x1 kernel (sent without padding) reads
+// no masks.
+#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const int SH = 1;
+layout(constant_id = 4) const int SW = 1;
+layout(constant_id = 5) const int HAS_RESIDUAL = 0;
+layout(constant_id = 6) const int VEC_IN = 0;  // 1 (1x1 only): a tile's 4 input pixels are one aligned vec4
+layout(constant_id = 7) const int HALF = 0;    // 1: weights are packed halves
+layout(constant_id = 8) const int KH = 1;
+layout(constant_id = 9) const int KW = 1;
+layout(constant_id = 10) const int DH = 1;
+layout(constant_id = 11) const int DW = 1;
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
+layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
+layout(std430, binding = 2) readonly buffer WH { uvec2 wh[]; };
+layout(std430, binding = 3) readonly buffer R { float residual[]; };  // x stands in without one
+layout(push_constant) uniform Params {
+  int in_w, in_h, in_c, batch;
+  int out_w, out_h, out_c, blocks;
+  int quads;  // output pixel quads per image
+  float out_min, out_max;
+  int pad_w, pad_h;
+};
+
+const int UNROLL = 4;  // terms per lane in flight
+const int TAPS = KH * KW;
+const bool POINT = TAPS == 1;
+// 8 per subgroup; subgroups have at least 8 lanes and do not straddle rows.
+shared vec4 partial[gl_WorkGroupSize.x * gl_WorkGroupSize.y];
+
+vec4 weight(int i) {
+  if (HALF == 1) {
+    uvec2 u = wh[i];
+    return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y));
+  }
+  return w[i];
+}
+
+void main() {
+  // The group's rows (y) take consecutive channel blocks of the same 4 pixels, so that they
+  // read the same inputs (from the cache, after the first row).
+  int rows = int(gl_WorkGroupSize.y), row = int(gl_LocalInvocationID.y), block_groups = (blocks + rows - 1) / rows;
+  int tile = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
+  if (tile >= batch * block_groups * quads) return;  // the whole group leaves together
+  int quad = tile % quads, n = tile / (quads * block_groups);
+  int block = ((tile / quads) % block_groups) * rows + row;
+  int wblock = min(block, blocks - 1);  // a row past the last block computes a copy, unstored
+  int plane = out_h * out_w, in_plane = in_h * in_w;
+  // Per pixel of the quad: where its window starts, and (KxK) which taps fall inside the image.
+  int src[4];
+  uint inside[4];
+  for (int i = 0; i < 4; ++i) {
+    int p = min(quad * 4 + i, plane - 1);  // the last pixel repeated past the plane's end
+    int iy = (p / out_w) * SH - pad_h, ix = (p % out_w) * SW - pad_w;
+    src[i] = n * in_c * in_plane + iy * in_w + ix;
+    inside[i] = 0u;
+    if (!POINT)
+      [[unroll]] for (int ky = 0; ky < KH; ++ky)
+        [[unroll]] for (int kx = 0; kx < KW; ++kx) {
+          int yy = iy + ky * DH, xx = ix + kx * DW;
+          if (yy >= 0 && yy < in_h && xx >= 0 && xx < in_w) inside[i] |= 1u << (ky * KW + kx);
+        }
+  }
+  vec4 acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = vec4(0.0);
+  int lane = int(gl_LocalInvocationID.x), S = int(gl_WorkGroupSize.x);
+  int wbase = wblock * in_c * TAPS * 2;
+  // Lane t takes terms t, t + S, ... of the K = in_c x KH x KW sum, term e being tap e % TAPS of
+  // channel e / TAPS: neighbouring lanes read neighbouring weights and, along a filter row,
+  // neighbouring inputs.
+  int K = in_c * TAPS;
+  for (int e0 = lane; e0 < K; e0 += UNROLL * S) {
+    vec4 v[UNROLL], wl[UNROLL], wh4[UNROLL];
+    [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+      int e = e0 + u * S;
+      bool ok = e < K;
+      int ec = min(e, K - 1);
+      int c = ec / TAPS, t = ec % TAPS;
+      int d = c * in_plane + (t / KW) * DH * in_w + (t % KW) * DW;
+      vec4 xv;
+      if (POINT) {
+        xv = VEC_IN == 1 ? x4[(src[0] + d) / 4]
+                         : vec4(x[src[0] + d], x[src[1] + d], x[src[2] + d], x[src[3] + d]);
+      } else {
+        // Taps outside the image read element 0 and count as 0: no branch around the load.
+        bvec4 in4 = bvec4((inside[0] >> t & 1u) != 0u, (inside[1] >> t & 1u) != 0u,
+                          (inside[2] >> t & 1u) != 0u, (inside[3] >> t & 1u) != 0u);
+        xv = vec4(x[in4.x ? src[0] + d : 0], x[in4.y ? src[1] + d : 0], x[in4.z ? src[2] + d : 0],
+                  x[in4.w ? src[3] + d : 0]);
+        xv = mix(vec4(0.0), xv, in4);
+      }
+      v[u] = ok ? xv : vec4(0.0);
+      wl[u] = weight(wbase + ec * 2);
+      wh4[u] = weight(wbase + ec * 2 + 1);
+    }
+    [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+      acc[0] += v[u] * wl[u].x; acc[1] += v[u] * wl[u].y; acc[2] += v[u] * wl[u].z; acc[3] += v[u] * wl[u].w;
+      acc[4] += v[u] * wh4[u].x; acc[5] += v[u] * wh4[u].y; acc[6] += v[u] * wh4[u].z; acc[7] += v[u] * wh4[u].w;
+    }
+  }
+  for (int j = 0; j < 8; ++j) acc[j] = subgroupAdd(acc[j]);
+  if (subgroupElect())
+    for (int j = 0; j < 8; ++j) partial[gl_SubgroupID * 8 + j] = acc[j];
+  barrier();
+  // Lane t (t < 32) of a row stores pixel t % 4 of output channel t / 4 of the row's block.
+  if (lane >= 32 || block >= blocks) return;
+  int j = lane / 4, i = lane % 4;
+  int oc = block * 8 + j, p = quad * 4 + i;
+  if (oc >= out_c || p >= plane) return;
+  float s = weight(blocks * in_c * TAPS * 2 + block * 2 + j / 4)[j % 4];
+  int row_subgroups = S / int(gl_SubgroupSize), first = row * row_subgroups;
+  for (int g = first; g < first + row_subgroups; ++g) s += partial[g * 8 + j][i];
+  int o = (n * out_c + oc) * plane + p;
+  if (HAS_RESIDUAL == 1) s += residual[o];
+  y[o] = clamp(s, out_min, out_max);
+}
