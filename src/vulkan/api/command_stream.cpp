@@ -495,6 +495,18 @@ void CommandStream::synchronize() {
   wait_all_locked();
 }
 
+void CommandStream::drop_unsubmitted_and_wait() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (current_) {
+    // Its timestamps were never written: nothing to collect.
+    current_->profile_labels.clear();
+    current_->profile_shapes.clear();
+    recycle(*current_);  // resets the command buffer, still recording, and frees what it kept
+    spare_.push_back(std::move(current_));
+  }
+  wait_all_locked();
+}
+
 Capture* CommandStream::current_capture() { return t_capture; }
 
 void CommandStream::begin_capture(Capture& capture) {

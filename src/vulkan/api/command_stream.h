@@ -138,6 +138,9 @@ class CommandStream {
   void flush();
   // Submits and waits for every batch; afterwards the host sees all results.
   void synchronize();
+  // At process exit: drops the work recorded but not submitted (nothing can read its results
+  // any more) and waits for what was submitted, so the device may be destroyed.
+  void drop_unsubmitted_and_wait();
   // For an allocation that found no memory: retires finished batches and waits for the ones in
   // flight, so what they kept alive is freed. Work still being recorded is left as it is (the
   // caller may be recording it). Returns whether any batch was retired.
