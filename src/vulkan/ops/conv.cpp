@@ -270,9 +270,9 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
                            i32(quads),          out_min,      out_max,             i32(p.padding[1]),
                            i32(p.padding[0])};
   // Terms per lane: up to 4 input channels of a 1x1 kernel (all in flight together), 64 of a
-  // larger one. Measured on an H200 (resnet18, batch 1, GPU time): 8 terms 0.83 ms, 16 0.72-0.76,
-  // 32 0.62-0.66, 64 0.58-0.62, 128 0.60, 256 0.67-0.69: fewer lanes pay less for the partial
-  // sums' reduction, until too few lanes share the work.
+  // larger one. Measured on an H200 (resnet18, batch 1, GPU time): 8 terms 0.88 ms, 16 0.76,
+  // 32 0.64, 64 0.59, 128 0.60, 256 0.67-0.69: fewer lanes pay less for the partial sums'
+  // reduction, until too few lanes share the work.
   const int64_t terms = p.in_channels * p.kernel_h * p.kernel_w, per_lane = point ? 4 : 64;
   // Lanes enough that each takes at most per_lane terms, 32 to 256; at least 32, as 32 lanes
   // store the tile.
@@ -380,6 +380,8 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
   TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32) &&
                 (!residual.defined() || texel_view_fits(residual, Buffer::TexelFormat::R32)),
             op, ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
+  // The GEMM kernels read the transformed weights, and V, as 16-bit floats in fp16 precision.
+  const bool half = w.winograd_gemm && w.winograd_format == Buffer::TexelFormat::R16F;
   for (int64_t n0 = 0; n0 < p.batch; n0 += image_chunk) {
     const int64_t images = std::min(image_chunk, p.batch - n0);
     Binding y(out);
@@ -389,25 +391,23 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
     }
     for (int64_t t0 = 0; t0 < tiles; t0 += tile_chunk) {
       const int64_t count = std::min(tile_chunk, tiles - t0), tiles4 = (count + 3) / 4 * 4;
-      // V holds halves where the GEMM kernels read it in fp16 precision (tiles4 is even).
-      const bool half_v = w.winograd_gemm && w.winograd_format == Buffer::TexelFormat::R16F;
-      const int64_t v_values = kWinogradSets * images * p.in_channels * tiles4;
-      Tensor v = empty_vulkan({half_v ? v_values / 2 : v_values});
+      const int64_t v_values = kWinogradSets * images * p.in_channels * tiles4;  // tiles4 is even
+      Tensor v = empty_vulkan({half ? v_values / 2 : v_values});
       WinogradInParams in{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(images), i32(p.padding[1]),
                           i32(p.padding[0]), i32(tiles_w), i32(tiles), i32(tiles4), i32(n0), i32(t0), i32(count)};
       ShaderLaunch in_launch = grid_launch("conv2d_wino_in", {u32(op, tiles4), u32(op, p.in_channels), u32(op, images)},
-                                           {half_v ? 1u : 0u});
-      // Pairs of tiles are pairs of lanes: an even work-group width (tiles4 is a multiple of 4).
+                                           {half ? 1u : 0u});
       in_launch.local = transform_local(in_launch.global);
-      if (in_launch.local[0] % 2 != 0) in_launch.local = {4, 1, 1};
+      // In halves, pairs of tiles are pairs of lanes: the work group's width must be even (it is
+      // a power of two, and tiles4 is at least 4).
+      TVK_CHECK(in_launch.local[0] % 2 == 0, op, ": odd Winograd work-group width ", in_launch.local[0]);
       launch(in_launch, {v, texels1(input)}, in);
       // The GEMMs, one per weight set: [out_c x in_c] @ [in_c x images * tiles4].
       const int64_t cols = images * tiles4;
       Tensor m = empty_vulkan({kWinogradSets, p.out_channels, 1, cols});
       if (w.winograd_gemm) {
-        const bool half = w.winograd_format == Buffer::TexelFormat::R16F;
         const GemmOperand a{w.winograd, p.out_channels * p.in_channels, p.in_channels, 1, half};
-        const GemmOperand b{v, p.in_channels * cols, cols, 1, half_v};
+        const GemmOperand b{v, p.in_channels * cols, cols, 1, half};
         launch_tiled_gemm(op, m, kWinogradSets, p.out_channels, p.in_channels, cols, a, b, nullptr, 1.0, 1.0);
       } else {
         // As a 1x1 convolution over 36 images of in_channels x cols pixels, image k using set k.
