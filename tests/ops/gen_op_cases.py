@@ -334,6 +334,14 @@ def generate(torch, c):
         c.add("aten::avg_pool2d", x, k, st, pad, ceil, False, None)
         c.add("aten::avg_pool2d", x, [3, 3], [2, 2], [1, 1], True, i % 2 == 0, 5 if i % 3 == 0 else None)
     c.add("aten::avg_pool2d", r(1, 2, 5, 5), [2, 2], [], [0, 0], True, False)
+    # The models' pools (pool2d_tile: rows of 4 outputs, a last partial quad), and windows past
+    # the tile kernel's 7x7 (the generic loop).
+    c.add("aten::max_pool2d", r(1, 8, 111, 111), [3, 3], [2, 2], [0, 0], [1, 1], True)  # squeezenet1_1
+    c.add("aten::max_pool2d", r(2, 4, 112, 112), [3, 3], [2, 2], [1, 1], [1, 1], False)  # resnet18
+    c.add("aten::max_pool2d", r(1, 3, 30, 29), [5, 4], [1, 3], [2, 1], [1, 2], False)
+    c.add("aten::avg_pool2d", r(2, 3, 14, 15), [7, 7], [1, 1], [3, 3], False, True, None)
+    c.add("aten::max_pool2d", r(1, 2, 20, 20), [9, 9], [1, 1], [4, 4], [1, 1], False)
+    c.add("aten::avg_pool2d", r(1, 2, 20, 20), [3, 8], [2, 8], [1, 0], True, False, None)
     c.error("aten::max_pool2d", r(1, 3, 8, 8), [2, 2], [2, 2], [2, 2])  # padding > half the kernel
     c.error("aten::max_pool2d", r(8, 8), [2, 2])
     c.error("aten::avg_pool2d", r(1, 3, 8, 8), [3, 3], [1, 1], [2, 2])
