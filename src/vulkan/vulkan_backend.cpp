@@ -23,6 +23,19 @@ VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, size_t nbytes)
     : Storage(nbytes), context_(std::move(context)), arena_(capture_arena()),
       buffer_(make_buffer(*context_, arena_, nbytes > SIZE_MAX - 3 ? nbytes : (nbytes + 3) / 4 * 4)) {}
 
+VulkanStorage::VulkanStorage(std::shared_ptr<const VulkanStorage> whole, size_t offset, size_t nbytes)
+    : Storage(nbytes), context_(whole->context_), arena_(whole->arena_), whole_(whole),
+      buffer_(Buffer::slice_of(whole->buffer_, offset, nbytes)) {}
+
+Tensor slice_for_writing(const Tensor& whole, size_t byte_offset, const IntList& sizes) {
+  storage_of(whole);  // checks it is a Vulkan tensor
+  TVK_CHECK(whole.is_contiguous() && whole.storage_offset() == 0, "a slice needs a contiguous Vulkan tensor");
+  const size_t nbytes = static_cast<size_t>(numel_of(sizes)) * sizeof(float);
+  auto slice = std::make_shared<VulkanStorage>(
+      std::static_pointer_cast<const VulkanStorage>(whole.storage()), byte_offset, nbytes);
+  return Tensor(std::move(slice), sizes, contiguous_strides(sizes), 0, DType::Float32);
+}
+
 const VulkanStorage& storage_of(const Tensor& t) {
   TVK_CHECK(t.defined() && t.device() == tvk::Device::Vulkan, "expected a Vulkan tensor");
   return static_cast<const VulkanStorage&>(*t.storage());

@@ -15,6 +15,8 @@ class VulkanStorage final : public Storage {
  public:
   // Memory from the context's pool, or a range of the capture's arena while this thread captures.
   VulkanStorage(std::shared_ptr<Context> context, size_t nbytes);
+  // Bytes [offset, offset + nbytes) of `whole`'s buffer, which it keeps alive (see Buffer::slice_of).
+  VulkanStorage(std::shared_ptr<const VulkanStorage> whole, size_t offset, size_t nbytes);
   tvk::Device device() const override { return tvk::Device::Vulkan; }
   const Buffer& buffer() const { return buffer_; }
   Context& context() const { return *context_; }
@@ -22,10 +24,16 @@ class VulkanStorage final : public Storage {
  private:
   std::shared_ptr<Context> context_;  // keeps the device alive while tensors exist
   std::shared_ptr<MemoryPool> arena_;  // the capture arena the buffer is a range of, if any
+  std::shared_ptr<const VulkanStorage> whole_;  // a slice's storage
   Buffer buffer_;
 };
 
 // The storage of a Vulkan tensor; throws when `t` is not one.
 const VulkanStorage& storage_of(const Tensor& t);
+
+// A contiguous float32 tensor of `sizes` over bytes of `whole` from `byte_offset`: writing it
+// writes them (a convolution placing its output as channels of a concatenation). Throws unless
+// the range lies inside `whole`.
+Tensor slice_for_writing(const Tensor& whole, size_t byte_offset, const IntList& sizes);
 
 }  // namespace tvk::vulkan

@@ -417,6 +417,51 @@ int fuse_add_into_packed_conv(Graph& g) {
   return fused;
 }
 
+int fuse_cat_of_packed_convs(Graph& g) {
+  int fused = 0;
+  for (Node* cat : g.all_nodes()) {
+    if (!cat->is_op("aten::cat") || cat->args.size() != 2 || cat->args[1].is_value() ||
+        !cat->args[1].constant.isInt() || !cat->args[0].is_value())
+      continue;
+    Node* list = cat->args[0].value->producer;
+    if (!list || list->kind != NodeKind::ListConstruct || list->owner != cat->owner || list->args.size() < 2) continue;
+    const std::vector<Node*> list_uses = g.uses(list->outputs[0]);
+    if (list_uses.size() != 1 || g.is_graph_output(list->outputs[0])) continue;
+    // Every item a packed convolution's output that nothing else reads (not even its shape),
+    // with a constant context, in the cat's block.
+    std::vector<Node*> convs;
+    for (const Arg& item : list->args) {
+      Node* run = item.is_value() ? item.value->producer : nullptr;
+      if (!run || !run->is_op("vulkan_prepack::run_conv2d_context") || run->owner != cat->owner ||
+          run->args[1].is_value() || g.uses(item.value).size() != 1 || g.is_graph_output(item.value))
+        break;
+      convs.push_back(run);
+    }
+    if (convs.size() != list->args.size()) continue;
+    auto inputs = std::make_unique<Node>();
+    inputs->kind = NodeKind::ListConstruct;
+    List contexts;
+    for (Node* run : convs) {
+      inputs->args.push_back(run->args[0]);
+      contexts.push_back(run->args[1].constant);
+    }
+    inputs->outputs.push_back(g.new_value(ValueType::List));
+    inputs->source = list->source;
+    Node* made_inputs = g.insert_before(std::move(inputs), cat);
+    auto fusedop = make_op_node(g, "tvk::run_conv2d_contexts_cat",
+                                {Arg::of(made_inputs->outputs[0]), Arg::of(IValue::list(std::move(contexts))), cat->args[1]},
+                                ValueType::Tensor);
+    fusedop->source = cat->source;
+    Node* made = g.insert_before(std::move(fusedop), cat);
+    g.replace_all_uses(cat->outputs[0], Arg::of(made->outputs[0]));
+    g.erase(cat);
+    g.erase(list);
+    for (Node* run : convs) g.erase(run);
+    ++fused;
+  }
+  return fused;
+}
+
 int fold_prepacking(Graph& g) {
   int folded = 0;
   for (Node* n : g.all_nodes()) {

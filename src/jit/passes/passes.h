@@ -33,6 +33,10 @@ int fuse_clamp_into_packed_conv(Graph& graph);
 // shape (alpha 1), and optionally a relu, becomes tvk::run_conv2d_context_add, one dispatch
 // where the context's kernel allows it.
 int fuse_add_into_packed_conv(Graph& graph);
+// Execution-time fusion, as above: cat of run_conv2d_context outputs (squeezenet's fire
+// modules) becomes tvk::run_conv2d_contexts_cat, whose convolutions write their channels of the
+// result in place at batch 1 instead of each output being copied.
+int fuse_cat_of_packed_convs(Graph& graph);
 // create_*_context nodes with constant arguments run now; their results become constants.
 int fold_prepacking(Graph& graph);
 // Tensor inputs are moved to `device` where they enter, tensor outputs back to the CPU.

@@ -27,10 +27,24 @@ Buffer::Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, Memor
 }
 
 Buffer::Buffer(const Device& device, MemoryPool& arena, VkDeviceSize bytes)
-    : device_(&device), pool_(&arena), bytes_(bytes), owns_buffer_(false) {
+    : device_(&device), pool_(&arena), bytes_(bytes), owns_buffer_(false), arena_range_(true) {
   allocation_ = arena.allocate_range(bytes);
   buffer_ = allocation_.block->buffer;
   offset_ = allocation_.offset;
+}
+
+Buffer Buffer::slice_of(const Buffer& whole, VkDeviceSize offset, VkDeviceSize bytes) {
+  TVK_CHECK(offset <= whole.bytes_ && bytes <= whole.bytes_ - offset, "a slice of ", bytes, " bytes at ", offset,
+            " exceeds its buffer of ", whole.bytes_, " bytes");
+  Buffer b;
+  b.device_ = whole.device_;
+  b.buffer_ = whole.buffer_;
+  b.bytes_ = bytes;
+  b.offset_ = whole.offset_ + offset;
+  b.owns_buffer_ = false;
+  b.arena_range_ = whole.arena_range_;
+  b.slice_ = true;
+  return b;
 }
 
 Buffer::~Buffer() { release(); }
@@ -46,6 +60,8 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     bytes_ = std::exchange(o.bytes_, 0);
     offset_ = std::exchange(o.offset_, 0);
     owns_buffer_ = std::exchange(o.owns_buffer_, true);
+    arena_range_ = std::exchange(o.arena_range_, false);
+    slice_ = std::exchange(o.slice_, false);
     allocation_ = std::exchange(o.allocation_, Allocation{});
     for (int i = 0; i < kTexelFormats; ++i) views_[i].store(o.views_[i].exchange(VK_NULL_HANDLE));
   }
@@ -90,6 +106,7 @@ bool Buffer::texel_view_fits(const Device& device, VkDeviceSize bytes, TexelForm
 VkBufferView Buffer::texel_view(TexelFormat format) const {
   std::atomic<VkBufferView>& slot = views_[static_cast<int>(format)];
   if (VkBufferView v = slot.load(std::memory_order_acquire)) return v;
+  TVK_CHECK(!slice_, "a slice of a buffer is only written through storage bindings, not viewed as texels");
   TVK_CHECK(texel_view_fits(*device_, bytes_, format), "a buffer of ", bytes_, " bytes cannot be viewed as ",
             format_name(format), " texels (maxTexelBufferElements = ",
             device_->physical().limits.maxTexelBufferElements, ")");
@@ -119,6 +136,8 @@ void Buffer::release() {
   buffer_ = VK_NULL_HANDLE;
   offset_ = 0;
   owns_buffer_ = true;
+  arena_range_ = false;
+  slice_ = false;
   if (allocation_) pool_->free(allocation_);
   allocation_ = Allocation{};
 }

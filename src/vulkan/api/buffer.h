@@ -14,6 +14,9 @@ class Buffer {
   Buffer(const Device& device, MemoryPool& pool, VkDeviceSize bytes, MemoryUsage usage);
   // A range of an arena's block buffer (see MemoryPool::allocate_range); no VkBuffer of its own.
   Buffer(const Device& device, MemoryPool& arena, VkDeviceSize bytes);
+  // Bytes [offset, offset + bytes) of `whole` (a channel slice a kernel writes in place): owns
+  // nothing, has no texel views and no host mapping, and must not outlive `whole`.
+  static Buffer slice_of(const Buffer& whole, VkDeviceSize offset, VkDeviceSize bytes);
   ~Buffer();
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
@@ -24,7 +27,8 @@ class Buffer {
   // Where this buffer's bytes start in handle(): 0, except for arena ranges.
   VkDeviceSize offset() const { return offset_; }
   VkDeviceSize bytes() const { return bytes_; }
-  bool in_arena() const { return !owns_buffer_ && buffer_ != VK_NULL_HANDLE; }
+  // Whether the bytes are a range of a capture arena's block (a slice: whether its whole's are).
+  bool in_arena() const { return arena_range_; }
   // Host pointer when the memory is host-visible and coherent, else nullptr.
   uint8_t* mapped() const { return allocation_ ? allocation_.mapped() : nullptr; }
   // Whether reading mapped() from the host is fast (cached memory, not a BAR window).
@@ -49,6 +53,8 @@ class Buffer {
   VkDeviceSize bytes_ = 0;
   VkDeviceSize offset_ = 0;
   bool owns_buffer_ = true;
+  bool arena_range_ = false;
+  bool slice_ = false;
   Allocation allocation_;
   // Made lazily by const callers (kernels binding a tensor): atomics, no lock.
   mutable std::atomic<VkBufferView> views_[kTexelFormats] = {VK_NULL_HANDLE, VK_NULL_HANDLE, VK_NULL_HANDLE,

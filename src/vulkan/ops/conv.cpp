@@ -626,12 +626,19 @@ bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvW
 }  // namespace
 
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
-                       std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual) {
+                       std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual,
+                       Tensor out) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
   const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;
   check_vulkan_float(op, input, "input");
-  Tensor out = empty_vulkan(p.output_sizes());
+  if (out.defined()) {
+    check_vulkan_float(op, out, "out");
+    TVK_CHECK(out.sizes() == p.output_sizes() && out.is_contiguous(), op, ": out ", out.shape_string(),
+              " is not a contiguous tensor of the output's shape");
+  } else {
+    out = empty_vulkan(p.output_sizes());
+  }
   TVK_CHECK(!residual.defined() || residual.sizes() == out.sizes(), op, ": residual ", residual.shape_string(),
             " does not match the output ", out.shape_string());
   if (residual.defined()) check_vulkan_float(op, residual, "residual");

@@ -60,8 +60,10 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
 // Runs the convolution with checked geometry `p` (from ops::conv2d_params) and the output
 // clamped to [out_min, out_max] (unset: unbounded). `residual`, when defined, has the output's
 // shape and is added before the clamp (Oc8 only; other kernels take it through a separate add).
+// `out`, when defined, is where the result goes (a contiguous float32 tensor of the output's
+// shape, such as a slice_for_writing of a larger one); else a new tensor.
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& weights,
                        std::optional<double> out_min, std::optional<double> out_max,
-                       const Tensor& residual = Tensor());
+                       const Tensor& residual = Tensor(), Tensor out = Tensor());
 
 }  // namespace tvk::vulkan

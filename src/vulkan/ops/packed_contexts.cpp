@@ -137,6 +137,60 @@ Tensor run_conv2d_context_add(const Tensor& input, IValue context, const Tensor&
   return sum;
 }
 
+// Convolutions whose outputs are concatenated (squeezenet's fire modules: cat([conv(x),
+// conv(x)], 1)). At batch 1 a channel slice of an NCHW tensor is one contiguous range, so each
+// convolution writes its channels of the result in place, where separate outputs cost a copy
+// apiece (16 of squeezenet1_1's 80 dispatches). Anything else (other dims, batches, a slice
+// the device cannot bind at its offset) runs the convolutions, then cat.
+Tensor run_conv2d_contexts_cat(const std::vector<Tensor>& inputs, const IValue& contexts, int64_t dim) {
+  const char* op = "tvk::run_conv2d_contexts_cat";
+  TVK_CHECK(contexts.isList() && contexts.toList().size() == inputs.size() && !inputs.empty(), op,
+            ": expected one packed context per input, got ", inputs.size(), " inputs");
+  std::vector<const Conv2dPackedContext*> ctxs;
+  std::vector<ops::Conv2dParams> params;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Conv2dPackedContext& ctx = conv_context(contexts.toList()[i], op);
+    check_vulkan_float(op, inputs[i], "X");
+    ctxs.push_back(&ctx);
+    params.push_back(ops::conv2d_params(op, inputs[i], ctx.weight, ctx.bias, ctx.stride, ctx.padding, ctx.dilation,
+                                        ctx.transposed, ctx.output_padding, ctx.groups, true));
+  }
+  const IntList first = params[0].output_sizes();
+  bool in_place = first.size() == 4 && first[0] == 1 && (dim == 1 || dim == -3);
+  int64_t channels = 0;
+  for (const ops::Conv2dParams& p : params) {
+    const IntList s = p.output_sizes();
+    in_place = in_place && s.size() == 4 && s[0] == 1 && s[2] == first[2] && s[3] == first[3];
+    channels += s.size() == 4 ? s[1] : 0;
+  }
+  if (in_place) {
+    const auto plane_bytes = static_cast<VkDeviceSize>(first[2] * first[3]) * sizeof(float);
+    const VkDeviceSize alignment = Context::get()->device().physical().limits.minStorageBufferOffsetAlignment;
+    Tensor out = empty_vulkan({1, channels, first[2], first[3]});
+    const VkDeviceSize base = storage_of(out).buffer().offset();
+    VkDeviceSize offset = 0;
+    for (const ops::Conv2dParams& p : params) {
+      in_place = in_place && (base + offset) % alignment == 0;
+      offset += static_cast<VkDeviceSize>(p.output_sizes()[1]) * plane_bytes;
+    }
+    if (in_place) {
+      offset = 0;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const IntList sizes = params[i].output_sizes();
+        run_convolution(op, params[i], inputs[i], ctxs[i]->packed, ctxs[i]->output_min, ctxs[i]->output_max,
+                        Tensor(), slice_for_writing(out, offset, sizes));
+        offset += static_cast<VkDeviceSize>(sizes[1]) * plane_bytes;
+      }
+      return out;
+    }
+  }
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    parts.push_back(run_convolution(op, params[i], inputs[i], ctxs[i]->packed, ctxs[i]->output_min,
+                                    ctxs[i]->output_max));
+  return tvk::cat(parts, dim);
+}
+
 Tensor run_conv2d_context(const Tensor& input, IValue context) {
   return run_conv_context("vulkan_prepack::run_conv2d_context", input, context);
 }
@@ -317,6 +371,10 @@ TVK_REGISTER_OP("tvk::run_conv2d_context_add(Tensor X, __torch__.torch.classes.v
                 "Tensor residual, Scalar? output_min=None, Scalar? output_max=None) -> Tensor Y",
                 nullptr);
 TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_context_add", run_conv2d_context_add);
+TVK_REGISTER_OP("tvk::run_conv2d_contexts_cat(Tensor[] X, __torch__.torch.classes.vulkan.Conv2dPackedContext[] "
+                "W_prepack, int dim) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_contexts_cat", run_conv2d_contexts_cat);
 TVK_REGISTER_OP("vulkan_prepack::create_tconv2d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
                 "int[2] output_padding, int[2] dilation, int groups, Scalar? output_min=None, "
                 "Scalar? output_max=None) -> __torch__.torch.classes.vulkan.Conv2dPackedContext",
