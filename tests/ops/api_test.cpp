@@ -315,6 +315,30 @@ TEST(OpsApi, PackedConvolutionsConcatenatedOnVulkan) {
                Error);
 }
 
+// Convolutions of batch 2+ large enough for gemm_tile128 (128 x 128 tiles), where GPUs run them
+// as GEMMs in fp32 (conv_gemm_fp32; SplitK.op_tests forces the GPU choices on lavapipe):
+// Winograd's products, im2col'd stride-2 layers over planes that are not whole texels (scalar
+// stores), a fused residual and clamp. Elsewhere the same calls run the other kernels.
+TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
+  TVK_NEED_VULKAN();
+  const Tensor x = randn({2, 24, 66, 66}, 50), w = randn({72, 24, 3, 3}, 51), b = randn({72}, 52);
+  const Tensor odd = randn({2, 24, 41, 41}, 53);
+  auto close = [](const Tensor& gpu, const Tensor& cpu, const char* what) {
+    EXPECT_EQ(gpu.sizes(), cpu.sizes()) << what;
+    EXPECT_LE(max_abs_diff(gpu.cpu(), cpu), 1e-4 * testing_support::max_abs(cpu)) << what;
+  };
+  close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x, w, b, {1}, {1}), "3x3 stride 1");
+  close(conv2d(odd.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}), conv2d(odd, w, b, {2}, {1}), "3x3 stride 2, 21x21");
+  const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                               {IValue(w), IValue(b), IValue(IntList{1, 1}), IValue(IntList{1, 1}),
+                                IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+  const Tensor residual = randn({2, 72, 66, 66}, 54);
+  const Tensor fused = ops::call("tvk::run_conv2d_context_add",
+                                 {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
+                           .toTensor();
+  close(fused, clamp(add(conv2d(x, w, b, {1}, {1}), residual), 0.0, std::nullopt), "residual + relu");
+}
+
 // Integer division of the lowest int64 by -1 overflows; on x86 the machine instruction traps
 // (torch 1.13 itself dies of SIGFPE there). tvk's kernels give the two's complement wrap, the
 // lowest value again, and a division by zero is an error: neither takes the process down.

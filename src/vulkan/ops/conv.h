@@ -46,9 +46,15 @@ struct ConvWeights {
 
 // Whether ungrouped convolutions keep their weights for a batched GEMM (gemm.h), which runs them
 // at batch 2+ (pointwise directly, others after im2col, Winograd's 36 products): in fp16
-// precision on devices with cooperative matrices (tensor cores).
+// precision on devices with cooperative matrices (tensor cores); in fp32 on GPUs for all but
+// the pointwise ones (conv_gemm_fp32, below).
 // TVK_CONV_GEMM=1 takes the GEMM on every device and batch (to test it on lavapipe), =0 never.
 bool conv_gemm_wanted();
+// The fp32 form of that choice on GPUs (gemm_tile128.glsl): Winograd's products and im2col'd
+// convolutions of 32+ terms, not pointwise layers, which conv2d_oc8 runs faster (H200, batch
+// 32: mobilenet_v2's GPU time 2.73 -> 3.05 ms with its pointwise layers as GEMMs, resnet18's
+// 4.23 -> 3.53 ms with the rest).
+bool conv_gemm_fp32();
 
 // `stride` and `dilation` as the op was given them (one value or two).
 ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed, const IntList& stride,

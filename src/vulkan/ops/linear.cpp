@@ -27,6 +27,8 @@ struct TiledGemmParams {
   int32_t has_residual;
 };
 constexpr uint32_t kGemmTile = 64, kGemmGroupSide = 16;  // gemm_tiled.glsl's TILE and work group
+// gemm_tile128.glsl's tile, and the smallest products it takes (a smaller one idles most of a tile).
+constexpr int64_t kTile128 = 128, kTile128MinRows = 64, kTile128MinCols = 256;
 // A work-group shape of gemm_coopmat.glsl: its tile and each subgroup's part of it.
 struct CoopmatTile {
   uint32_t bm, bn, wm, wn;
@@ -118,6 +120,23 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   }
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
+  // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
+  // products): 128 x 128 tiles of 8 x 8 per invocation. TVK_GEMM_TILE128=0: gemm_tiled, to compare.
+  static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
+  if (tile128_on && shared_on_gpus && gpu_shaped_kernels() && !a.half && !b.half && (!bias || !bias->half) &&
+      b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 && rows >= kTile128MinRows &&
+      cols >= kTile128MinCols && storage_binding_fits(a.tensor) && storage_binding_fits(b.tensor) &&
+      storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
+      (!residual.defined() || storage_binding_fits(residual))) {
+    auto groups = [op](int64_t n) { return to_i32(op, (n + kTile128 - 1) / kTile128) * kGemmGroupSide; };
+    ShaderLaunch l;
+    l.shader = "gemm_tile128";
+    l.local = {kGemmGroupSide, kGemmGroupSide, 1};
+    l.global = {static_cast<uint32_t>(groups(cols)), static_cast<uint32_t>(groups(rows)),
+                static_cast<uint32_t>(i32(batch))};
+    launch(l, {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
+    return;
+  }
   if (shared_on_gpus && gpu_shaped_kernels()) {
     auto groups = [op](int64_t n) { return to_i32(op, (n + kGemmTile - 1) / kGemmTile) * kGemmGroupSide; };
     ShaderLaunch l;
