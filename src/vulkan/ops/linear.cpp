@@ -120,6 +120,12 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   }
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
+  // The shared-memory kernels: work groups of 16 x 16 lanes, each a `tile` x `tile` block of out.
+  auto shared_tile_launch = [&](const char* shader, int64_t tile) {
+    auto groups = [&](int64_t n) { return static_cast<uint32_t>(i32((n + tile - 1) / tile) * kGemmGroupSide); };
+    return ShaderLaunch{shader, {groups(cols), groups(rows), static_cast<uint32_t>(i32(batch))},
+                        {kGemmGroupSide, kGemmGroupSide, 1}, {}};
+  };
   // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
   // products): 128 x 128 tiles of 8 x 8 per invocation. TVK_GEMM_TILE128=0: gemm_tiled, to compare.
   static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
@@ -128,23 +134,13 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
       cols >= kTile128MinCols && storage_binding_fits(a.tensor) && storage_binding_fits(b.tensor) &&
       storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
       (!residual.defined() || storage_binding_fits(residual))) {
-    auto groups = [op](int64_t n) { return to_i32(op, (n + kTile128 - 1) / kTile128) * kGemmGroupSide; };
-    ShaderLaunch l;
-    l.shader = "gemm_tile128";
-    l.local = {kGemmGroupSide, kGemmGroupSide, 1};
-    l.global = {static_cast<uint32_t>(groups(cols)), static_cast<uint32_t>(groups(rows)),
-                static_cast<uint32_t>(i32(batch))};
-    launch(l, {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
+    launch(shared_tile_launch("gemm_tile128", kTile128),
+           {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
     return;
   }
   if (shared_on_gpus && gpu_shaped_kernels()) {
-    auto groups = [op](int64_t n) { return to_i32(op, (n + kGemmTile - 1) / kGemmTile) * kGemmGroupSide; };
-    ShaderLaunch l;
-    l.shader = "gemm_tiled";
-    l.local = {kGemmGroupSide, kGemmGroupSide, 1};
-    l.global = {static_cast<uint32_t>(groups(cols)), static_cast<uint32_t>(groups(rows)),
-                static_cast<uint32_t>(i32(batch))};
-    launch(l, {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels, residual_texels}, p);
+    launch(shared_tile_launch("gemm_tiled", kGemmTile),
+           {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels, residual_texels}, p);
     return;
   }
   const bool a_vec4 = a_quads(a, inner);
