@@ -329,3 +329,60 @@ TEST(PytorchWrittenVulkanModel, LoadsAndMatchesTheOriginalModel) {
     EXPECT_LE(relative_diff(run(as_is, x.vulkan()), expected), 1e-4) << model;
   }
 }
+
+// fuse_cat_of_packed_convs on hand-made graphs: cat([conv_a(x), conv_b(x)], 1) becomes one
+// tvk::run_conv2d_contexts_cat with the CPU's result; cat([y, y], 1) of one convolution, and a
+// convolution whose output something else reads too, stay as they are.
+TEST(FuseCatOfPackedConvs, FusesDistinctConvolutionsAndLeavesSharedOnes) {
+  TVK_NEED_VULKAN();
+  const Tensor wa = randn({6, 4, 1, 1}, 60), wb = randn({5, 4, 3, 3}, 61), x = randn({1, 4, 8, 8}, 62);
+  auto context = [](const Tensor& w, int64_t pad) {
+    return ops::call("vulkan_prepack::create_conv2d_context",
+                     {IValue(w), IValue(), IValue(IntList{1, 1}), IValue(IntList{pad, pad}), IValue(IntList{1, 1}),
+                      IValue(int64_t{1}), IValue(), IValue()});
+  };
+  const IValue ca = context(wa, 0), cb = context(wb, 1);
+  auto node = [](Graph& g, const char* op, std::vector<Arg> args, ValueType out) {
+    auto n = std::make_unique<Node>();
+    n->op = &ops::require_op(op);
+    n->args = std::move(args);
+    n->outputs.push_back(g.new_value(out));
+    return g.append(std::move(n));
+  };
+  // items: which convolution each list item is (0: a, 1: b); `extra_use`: the first one's
+  // output is also a graph output.
+  auto build = [&](const std::vector<int>& items, bool extra_use) {
+    auto g = std::make_unique<Graph>();
+    Value* in = g->add_input("x", ValueType::Tensor);
+    std::vector<Value*> conv_out;
+    for (const IValue& c : {ca, cb})
+      conv_out.push_back(node(*g, "vulkan_prepack::run_conv2d_context", {Arg::of(in), Arg::of(c)}, ValueType::Tensor)
+                             ->outputs[0]);
+    auto list = std::make_unique<Node>();
+    list->kind = NodeKind::ListConstruct;
+    for (int i : items) list->args.push_back(Arg::of(conv_out[i]));
+    list->outputs.push_back(g->new_value(ValueType::List));
+    Node* made = g->append(std::move(list));
+    Node* cat = node(*g, "aten::cat", {Arg::of(made->outputs[0]), Arg::of(IValue(int64_t{1}))}, ValueType::Tensor);
+    g->outputs().push_back(Arg::of(cat->outputs[0]));
+    if (extra_use) g->outputs().push_back(Arg::of(conv_out[0]));
+    return g;
+  };
+  const Tensor ya = conv2d(x, wa), yb = conv2d(x, wb, Tensor(), {1}, {1});
+  {
+    auto g = build({0, 1}, false);
+    EXPECT_EQ(fuse_cat_of_packed_convs(*g), 1);
+    const auto h = g->op_histogram();
+    EXPECT_EQ(h.count("tvk::run_conv2d_contexts_cat"), 1u);
+    EXPECT_EQ(h.count("aten::cat") + h.count("vulkan_prepack::run_conv2d_context"), 0u);
+    GraphExecutor exec(std::shared_ptr<const Graph>(std::move(g)));
+    Stack in;
+    in.emplace_back(x.vulkan());
+    const Tensor out = exec.run(std::move(in)).toTensor().cpu();
+    EXPECT_LE(relative_diff(out, cat({ya, yb}, 1)), 1e-5);
+  }
+  auto g = build({1, 1}, false);
+  EXPECT_EQ(fuse_cat_of_packed_convs(*g), 0);
+  g = build({0, 1}, true);
+  EXPECT_EQ(fuse_cat_of_packed_convs(*g), 0);
+}

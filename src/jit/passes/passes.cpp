@@ -428,12 +428,14 @@ int fuse_cat_of_packed_convs(Graph& g) {
     const std::vector<Node*> list_uses = g.uses(list->outputs[0]);
     if (list_uses.size() != 1 || g.is_graph_output(list->outputs[0])) continue;
     // Every item a packed convolution's output that nothing else reads (not even its shape),
-    // with a constant context, in the cat's block.
+    // with a constant context, in the cat's block, and each a different one (cat([y, y])
+    // stays: its one convolution cannot fill two slices).
     std::vector<Node*> convs;
     for (const Arg& item : list->args) {
       Node* run = item.is_value() ? item.value->producer : nullptr;
       if (!run || !run->is_op("vulkan_prepack::run_conv2d_context") || run->owner != cat->owner ||
-          run->args[1].is_value() || g.uses(item.value).size() != 1 || g.is_graph_output(item.value))
+          run->args[1].is_value() || g.uses(item.value).size() != 1 || g.is_graph_output(item.value) ||
+          std::find(convs.begin(), convs.end(), run) != convs.end())
         break;
       convs.push_back(run);
     }
