@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tvk against PyTorch on the same models, in one run: the peer is PyTorch on the CPU (with as
 many threads as this machine has cores) and, where CUDA is present, PyTorch CUDA eager and
-torch.compile(mode="reduce-overhead"). Every figure is CPU input in, CPU output out, after
+torch.compile(mode="reduce-overhead"), and CUDA eager again with TF32 off (cuDNN's default
+runs fp32 convolutions in TF32), the peer of tvk's full-fp32 arithmetic. Every figure is CPU input in, CPU output out, after
 warm-up, the median of --iters runs. tvk is timed by `tvk bench --json` on optimized models
 (`tvk optimize`), which it makes in --workdir from torchvision models with random weights.
 
@@ -50,6 +51,14 @@ def torch_peers(name, batch, iters, warmup, compile_too):
         cuda = model.cuda()
         sync = torch.cuda.synchronize
         out["torch_cuda_eager"] = time_torch(lambda t: cuda(t.cuda()).cpu(), x, iters, warmup, sync)
+        # cuDNN convolutions run in TF32 by default (10-bit mantissas); tvk's fp32 is full fp32,
+        # so eager with TF32 off is the peer of the same precision.
+        tf32 = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            out["torch_cuda_eager_fp32"] = time_torch(lambda t: cuda(t.cuda()).cpu(), x, iters, warmup, sync)
+        finally:
+            torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = tf32
         if compile_too:
             try:
                 compiled = torch.compile(cuda, mode="reduce-overhead")
@@ -145,13 +154,15 @@ def main():
             row.update(torch_peers(name, batch, args.iters, args.warmup, not args.no_compile))
             rows.append(row)
     header = "| model | batch | tvk median (min) | " + " | ".join(
-        k for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_compile", "torch_compile_gpu_input"]
+        k for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_cuda_eager_fp32", "torch_compile",
+                  "torch_compile_gpu_input"]
         if any(k in r for r in rows)) + " | tvk GPU ms | peak MiB | dispatches |"
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for r in rows:
         t = r["tvk"]
         cells = ["%s" % r["model"], "%d" % r["batch"], "%.3f ms (%.3f)" % (t["median_ms"], t["min_ms"])]
-        for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_compile", "torch_compile_gpu_input"]:
+        for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_cuda_eager_fp32", "torch_compile",
+                  "torch_compile_gpu_input"]:
             if not any(k in x for x in rows):
                 continue
             if k in r:
