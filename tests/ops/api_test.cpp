@@ -318,7 +318,8 @@ TEST(OpsApi, PackedConvolutionsConcatenatedOnVulkan) {
 // Convolutions of batch 2+ large enough for gemm_tile128 (128 x 128 tiles), where GPUs run them
 // as GEMMs in fp32 (conv_gemm_fp32; SplitK.op_tests forces the GPU choices on lavapipe):
 // Winograd's products, im2col'd stride-2 layers over planes that are not whole texels (scalar
-// stores), a fused residual and clamp. Elsewhere the same calls run the other kernels.
+// stores), a fused residual and clamp, 64 output channels (64-row tiles) and 128 columns. Elsewhere the same
+// calls run the other kernels.
 TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
   TVK_NEED_VULKAN();
   const Tensor x = randn({2, 24, 66, 66}, 50), w = randn({72, 24, 3, 3}, 51), b = randn({72}, 52);
@@ -329,6 +330,12 @@ TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
   };
   close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x, w, b, {1}, {1}), "3x3 stride 1");
   close(conv2d(odd.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}), conv2d(odd, w, b, {2}, {1}), "3x3 stride 2, 21x21");
+  const Tensor w64 = randn({64, 24, 3, 3}, 55), b64 = randn({64}, 56);
+  close(conv2d(x.vulkan(), w64.vulkan(), b64.vulkan(), {1}, {1}), conv2d(x, w64, b64, {1}, {1}), "64 channels");
+  close(conv2d(odd.vulkan(), w64.vulkan(), b64.vulkan(), {2}, {1}), conv2d(odd, w64, b64, {2}, {1}),
+        "64 channels, stride 2");
+  const Tensor x32 = randn({2, 24, 32, 32}, 57);  // Winograd: 2 x 64 tiles, 128 columns
+  close(conv2d(x32.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x32, w, b, {1}, {1}), "128 columns");
   const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
                                {IValue(w), IValue(b), IValue(IntList{1, 1}), IValue(IntList{1, 1}),
                                 IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});

@@ -1,19 +1,24 @@
 // fp32 matrix product for GPUs, for large products (convolutions as GEMMs at batch 2+, their
 // Winograd products): out[s][i][j] = clamp(alpha * sum_k a[s][i][k] * b[s][k][j] + beta *
 // bias[i][j] + residual[s][i][j], out_min, out_max), the contract of gemm_tiled.glsl.
-// A work group of 16 x 16 invocations computes a 128 x 128 tile; each invocation 8 rows x 8
-// columns (64 accumulators: rows 4 ty .. 4 ty + 3 and 64 + the same, columns likewise), so each
-// value read from shared memory feeds 8 multiply-adds where gemm_tiled's 4 x 4 feeds 4, and the
-// loads of the next K slice from memory are in flight while the current one is multiplied.
+// A work group of 16 x TILE_M / 8 invocations computes a TILE_M x 128 tile (TILE_M 128 or 64);
+// each invocation 8 rows x 8 columns (64 accumulators: rows 4 ty .. 4 ty + 3 and TILE_M / 2 +
+// the same, columns 4 tx .. 4 tx + 3 and 64 + the same), so each value read from shared memory
+// feeds 8 multiply-adds where gemm_tiled's 4 x 4 feeds 4, and the loads of the next K slice from
+// memory are in flight while the current one is multiplied. The 64-row tile serves products of
+// 64 rows (resnet's 64-channel layers), which a 128-row tile would half idle, and small grids.
 // B is read as vec4 along its rows (unit column stride, rows a multiple of 4 floats apart: the
 // host checks), A value by value through its strides. Storage buffers throughout.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
-const int TILE = 128;     // rows and columns of a work group's tile
-const int TK = 8;         // K per shared-memory step
-const int THREADS = 256;  // 16 x 16 (the host launches this shape)
+layout(constant_id = 3) const int TILE_M = 128;  // rows of a work group's tile: 128 or 64
+const int TILE = 128;                // columns of a work group's tile
+const int TK = 8;                    // K per shared-memory step
+const int THREADS = 2 * TILE_M;      // 16 x TILE_M / 8 (the host launches this shape)
+const int A_STEP = THREADS / TK;     // rows between an invocation's 4 A loads
+const int B_LOADS = TILE * TK / 4 / THREADS;  // B quads an invocation loads per slice: 1 or 2
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
@@ -33,7 +38,7 @@ layout(push_constant) uniform Params {
 
 // A's slice as [k][row] (4 floats of padding per k so that the stores along k hit different
 // banks while rows stay vec4-aligned), B's as [k][column quad].
-shared vec4 a_tile[TK][TILE / 4 + 1];
+shared vec4 a_tile[TK][TILE_M / 4 + 1];
 shared vec4 b_tile[TK][TILE / 4];
 
 // The accumulators are named variables, not an array: an array indexed in a loop the compiler
@@ -79,43 +84,51 @@ void store_row(int s, int row, int c0, vec4 left, vec4 right) {
 void main() {
   const int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   const int tid = ty * 16 + tx;
-  const int row0 = int(gl_WorkGroupID.y) * TILE, col0 = int(gl_WorkGroupID.x) * TILE;
+  const int row0 = int(gl_WorkGroupID.y) * TILE_M, col0 = int(gl_WorkGroupID.x) * TILE;
   const int s = int(gl_WorkGroupID.z);
   const int a_base = s * a_batch_stride, b_base4 = s * b_batch_stride / 4;
-  // Loads: A's 128 x 8 slice, 4 values per invocation (8 neighbouring invocations walk k along
-  // one row); B's 8 x 128 slice, one vec4 per invocation (32 neighbours walk one row of B).
-  const int a_k = tid % TK, a_m = tid / TK;  // rows a_m + 32 r
+  // Loads: A's TILE_M x 8 slice, 4 values per invocation (8 neighbouring invocations walk k
+  // along one row); B's 8 x 128 slice, B_LOADS vec4 per invocation (32 neighbours walk one row
+  // of B; the second quad, where there is one, lies THREADS / 32 rows further on).
+  const int a_k = tid % TK, a_m = tid / TK;  // rows a_m + A_STEP r
   const int b_k = tid / (TILE / 4), b_q = tid % (TILE / 4);
   const int b_col = col0 + b_q * 4;
+  const int B_K_STEP = THREADS / (TILE / 4);
 
-  vec4 a_next;  // rows a_m, a_m + 32, a_m + 64, a_m + 96 at column a_k
+  vec4 a_next;  // rows a_m + A_STEP r at column a_k
   [[unroll]] for (int r = 0; r < 4; ++r) {
-    const int gi = row0 + a_m + 32 * r;
+    const int gi = row0 + a_m + A_STEP * r;
     a_next[r] = gi < rows && a_k < inner ? a[a_base + gi * a_row_stride + a_k * a_inner_stride] : 0.0;
   }
-  vec4 b_next = b_k < inner && b_col < cols ? b4[b_base4 + (b_k * b_inner_stride + b_col) / 4] : vec4(0.0);
+  vec4 b_next[B_LOADS];
+  [[unroll]] for (int q = 0; q < B_LOADS; ++q) {
+    const int gk = b_k + B_K_STEP * q;
+    b_next[q] = gk < inner && b_col < cols ? b4[b_base4 + (gk * b_inner_stride + b_col) / 4] : vec4(0.0);
+  }
 
   c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = vec4(0.0);
   c40 = c41 = c50 = c51 = c60 = c61 = c70 = c71 = vec4(0.0);
   for (int k0 = 0; k0 < inner; k0 += TK) {
     [[unroll]] for (int r = 0; r < 4; ++r) {
-      const int m = a_m + 32 * r;
+      const int m = a_m + A_STEP * r;
       a_tile[a_k][m / 4][m % 4] = a_next[r];
     }
-    b_tile[b_k][b_q] = b_next;
+    [[unroll]] for (int q = 0; q < B_LOADS; ++q) b_tile[b_k + B_K_STEP * q][b_q] = b_next[q];
     barrier();
     // The next slice's loads go out before this one's multiply-adds.
     const int k1 = k0 + TK;
     if (k1 < inner) {
       [[unroll]] for (int r = 0; r < 4; ++r) {
-        const int gi = row0 + a_m + 32 * r, gk = k1 + a_k;
+        const int gi = row0 + a_m + A_STEP * r, gk = k1 + a_k;
         a_next[r] = gi < rows && gk < inner ? a[a_base + gi * a_row_stride + gk * a_inner_stride] : 0.0;
       }
-      const int gk = k1 + b_k;
-      b_next = gk < inner && b_col < cols ? b4[b_base4 + (gk * b_inner_stride + b_col) / 4] : vec4(0.0);
+      [[unroll]] for (int q = 0; q < B_LOADS; ++q) {
+        const int gk = k1 + b_k + B_K_STEP * q;
+        b_next[q] = gk < inner && b_col < cols ? b4[b_base4 + (gk * b_inner_stride + b_col) / 4] : vec4(0.0);
+      }
     }
     [[unroll]] for (int k = 0; k < TK; ++k) {
-      const vec4 a0 = a_tile[k][ty], a1 = a_tile[k][16 + ty];
+      const vec4 a0 = a_tile[k][ty], a1 = a_tile[k][TILE_M / 8 + ty];
       const vec4 b0 = b_tile[k][tx], b1 = b_tile[k][16 + tx];
       c00 += a0.x * b0; c01 += a0.x * b1; c10 += a0.y * b0; c11 += a0.y * b1;
       c20 += a0.z * b0; c21 += a0.z * b1; c30 += a0.w * b0; c31 += a0.w * b1;
@@ -125,13 +138,13 @@ void main() {
     barrier();
   }
 
-  const int c0 = col0 + 4 * tx;
-  store_row(s, row0 + 4 * ty, c0, c00, c01);
-  store_row(s, row0 + 4 * ty + 1, c0, c10, c11);
-  store_row(s, row0 + 4 * ty + 2, c0, c20, c21);
-  store_row(s, row0 + 4 * ty + 3, c0, c30, c31);
-  store_row(s, row0 + 64 + 4 * ty, c0, c40, c41);
-  store_row(s, row0 + 64 + 4 * ty + 1, c0, c50, c51);
-  store_row(s, row0 + 64 + 4 * ty + 2, c0, c60, c61);
-  store_row(s, row0 + 64 + 4 * ty + 3, c0, c70, c71);
+  const int c0 = col0 + 4 * tx, r0 = row0 + 4 * ty, r1 = row0 + TILE_M / 2 + 4 * ty;
+  store_row(s, r0, c0, c00, c01);
+  store_row(s, r0 + 1, c0, c10, c11);
+  store_row(s, r0 + 2, c0, c20, c21);
+  store_row(s, r0 + 3, c0, c30, c31);
+  store_row(s, r1, c0, c40, c41);
+  store_row(s, r1 + 1, c0, c50, c51);
+  store_row(s, r1 + 2, c0, c60, c61);
+  store_row(s, r1 + 3, c0, c70, c71);
 }

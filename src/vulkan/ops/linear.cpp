@@ -27,8 +27,10 @@ struct TiledGemmParams {
   int32_t has_residual;
 };
 constexpr uint32_t kGemmTile = 64, kGemmGroupSide = 16;  // gemm_tiled.glsl's TILE and work group
-// gemm_tile128.glsl's tile, and the smallest products it takes (a smaller one idles most of a tile).
-constexpr int64_t kTile128 = 128, kTile128MinRows = 64, kTile128MinCols = 256;
+// gemm_tile128.glsl's tile: 128 columns x 128 rows, or 64 rows for products of at most 64 rows
+// (a 128-row tile would idle half its lanes); the smallest products it takes (a smaller one idles
+// most of a tile), and 128 columns exactly (Winograd's products in resnet's 7x7 layers at batch 32).
+constexpr int64_t kTile128 = 128, kTile128HalfRows = 64, kTile128MinRows = 64, kTile128MinCols = 256;
 // A work-group shape of gemm_coopmat.glsl: its tile and each subgroup's part of it.
 struct CoopmatTile {
   uint32_t bm, bn, wm, wn;
@@ -120,26 +122,32 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   }
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
-  // The shared-memory kernels: work groups of 16 x 16 lanes, each a `tile` x `tile` block of out.
-  auto shared_tile_launch = [&](const char* shader, int64_t tile) {
-    auto groups = [&](int64_t n) { return static_cast<uint32_t>(i32((n + tile - 1) / tile) * kGemmGroupSide); };
-    return ShaderLaunch{shader, {groups(cols), groups(rows), static_cast<uint32_t>(i32(batch))},
-                        {kGemmGroupSide, kGemmGroupSide, 1}, {}};
-  };
   // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
   // products): 128 x 128 tiles of 8 x 8 per invocation. TVK_GEMM_TILE128=0: gemm_tiled, to compare.
   static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
   if (tile128_on && shared_on_gpus && gpu_shaped_kernels() && !a.half && !b.half && (!bias || !bias->half) &&
       b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 && rows >= kTile128MinRows &&
-      cols >= kTile128MinCols && storage_binding_fits(a.tensor) && storage_binding_fits(b.tensor) &&
+      (cols >= kTile128MinCols || cols == kTile128) && storage_binding_fits(a.tensor) && storage_binding_fits(b.tensor) &&
       storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
       (!residual.defined() || storage_binding_fits(residual))) {
-    launch(shared_tile_launch("gemm_tile128", kTile128),
-           {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
+    // TVK_GEMM_TILE_M=64 or 128 forces one row count, to compare.
+    static const char* forced_rows = std::getenv("TVK_GEMM_TILE_M");
+    const int64_t tile_rows = forced_rows ? (std::string(forced_rows) == "64" ? kTile128HalfRows : kTile128)
+                              : rows <= kTile128HalfRows ? kTile128HalfRows : kTile128;
+    const uint32_t local_rows = static_cast<uint32_t>(tile_rows / 8);  // 8 rows per invocation
+    ShaderLaunch l{"gemm_tile128",
+                   {static_cast<uint32_t>(i32((cols + kTile128 - 1) / kTile128) * kGemmGroupSide),
+                    static_cast<uint32_t>(i32((rows + tile_rows - 1) / tile_rows) * local_rows),
+                    static_cast<uint32_t>(i32(batch))},
+                   {kGemmGroupSide, local_rows, 1},
+                   {static_cast<uint32_t>(tile_rows)}};
+    launch(l, {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
     return;
   }
   if (shared_on_gpus && gpu_shaped_kernels()) {
-    launch(shared_tile_launch("gemm_tiled", kGemmTile),
+    auto groups = [&](int64_t n) { return static_cast<uint32_t>(i32((n + kGemmTile - 1) / kGemmTile) * kGemmGroupSide); };
+    launch(ShaderLaunch{"gemm_tiled", {groups(cols), groups(rows), static_cast<uint32_t>(i32(batch))},
+                        {kGemmGroupSide, kGemmGroupSide, 1}, {}},
            {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels, residual_texels}, p);
     return;
   }
