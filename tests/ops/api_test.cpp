@@ -318,7 +318,8 @@ TEST(OpsApi, PackedConvolutionsConcatenatedOnVulkan) {
 // Convolutions of batch 2+ large enough for gemm_tile128 (128 x 128 tiles), where GPUs run them
 // as GEMMs in fp32 (conv_gemm_fp32; SplitK.op_tests forces the GPU choices on lavapipe):
 // Winograd's products, im2col'd stride-2 layers over planes that are not whole texels (scalar
-// stores), a fused residual and clamp, 64 output channels (64-row tiles) and 128 columns. Elsewhere the same
+// stores), a fused residual and clamp, 64 output channels (64-row tiles) and 128 columns; the
+// im2col'd ones as one product over the batch (TVK_IM2COL_ONE_PRODUCT=0: one per image). Elsewhere the same
 // calls run the other kernels.
 TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
   TVK_NEED_VULKAN();
@@ -344,6 +345,32 @@ TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
                                  {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
                            .toTensor();
   close(fused, clamp(add(conv2d(x, w, b, {1}, {1}), residual), 0.0, std::nullopt), "residual + relu");
+  // Stride 2 onto 20 x 20 planes (whole texels: vec4 stores) with a residual: on GPUs one product
+  // over the batch, its columns the two images' pixels side by side.
+  const Tensor x40 = randn({2, 24, 40, 40}, 58), residual20 = randn({2, 72, 20, 20}, 59);
+  const IValue ctx2 = ops::call("vulkan_prepack::create_conv2d_context",
+                                {IValue(w), IValue(b), IValue(IntList{2, 2}), IValue(IntList{1, 1}),
+                                 IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+  const Tensor fused2 = ops::call("tvk::run_conv2d_context_add",
+                                  {IValue(x40.vulkan()), ctx2, IValue(residual20.vulkan()), IValue(0.0), IValue()})
+                            .toTensor();
+  close(fused2, clamp(add(conv2d(x40, w, b, {2}, {1}), residual20), 0.0, std::nullopt), "stride 2, residual");
+  // Products of few tiles and 256+ terms, split along K and summed by gemm_split_sum: one over
+  // the batch with a residual and clamp (whole texels), one over 3 images of 121 pixels, and
+  // Winograd's 36 products of 128 columns.
+  const Tensor w32 = randn({72, 32, 3, 3}, 60), x24 = randn({2, 32, 24, 24}, 61), residual12 = randn({2, 72, 12, 12}, 62);
+  const IValue ctx3 = ops::call("vulkan_prepack::create_conv2d_context",
+                                {IValue(w32), IValue(b), IValue(IntList{2, 2}), IValue(IntList{1, 1}),
+                                 IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+  const Tensor fused3 = ops::call("tvk::run_conv2d_context_add",
+                                  {IValue(x24.vulkan()), ctx3, IValue(residual12.vulkan()), IValue(0.0), IValue()})
+                            .toTensor();
+  close(fused3, clamp(add(conv2d(x24, w32, b, {2}, {1}), residual12), 0.0, std::nullopt), "split K, residual");
+  const Tensor x22 = randn({3, 32, 22, 22}, 63);
+  close(conv2d(x22.vulkan(), w32.vulkan(), b.vulkan(), {2}, {1}), conv2d(x22, w32, b, {2}, {1}), "split K, 11 x 11");
+  const Tensor w256 = randn({72, 256, 3, 3}, 64), x256 = randn({2, 256, 32, 32}, 65);
+  close(conv2d(x256.vulkan(), w256.vulkan(), b.vulkan(), {1}, {1}), conv2d(x256, w256, b, {1}, {1}),
+        "split K, Winograd");
 }
 
 // Integer division of the lowest int64 by -1 overflows; on x86 the machine instruction traps

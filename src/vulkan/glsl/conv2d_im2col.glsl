@@ -5,6 +5,9 @@
 // 0. Each invocation writes 4 consecutive pixels of one row k; rows are the output's plane
 // rounded up to whole texels, zero past its end. HALF = 1 (the GEMM kernels' operand in fp16
 // precision): the matrix holds 16-bit floats, 4 per uvec2, which halves its memory traffic.
+// ROWS_SPAN_BATCH = 1: one matrix for the whole batch, row k holding every image's pixels side
+// by side ([k][n][pixel]), for one product over the batch (gemm.h's column blocks); 0: one
+// matrix per image ([n][k][pixel]).
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 3;
@@ -14,6 +17,7 @@ layout(constant_id = 6) const int SW = 1;
 layout(constant_id = 7) const int DH = 1;
 layout(constant_id = 8) const int DW = 1;
 layout(constant_id = 9) const int HALF = 0;
+layout(constant_id = 10) const int ROWS_SPAN_BATCH = 0;
 
 layout(std430, binding = 0) writeonly buffer Col { vec4 col[]; };
 layout(std430, binding = 0) writeonly buffer ColH { uvec2 colh[]; };
@@ -45,7 +49,7 @@ void main() {
       ++oy;
     }
   }
-  int o = (n * rows + k) * plane4 + q;
+  int o = (ROWS_SPAN_BATCH == 1 ? k * batch + n : n * rows + k) * plane4 + q;
   if (HALF == 1)
     colh[o] = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));
   else

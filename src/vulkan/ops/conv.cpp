@@ -601,16 +601,29 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   Tensor col = empty_vulkan({half ? p.batch * rows * plane_padded / 2 : p.batch * rows * plane_padded});
   TVK_CHECK(texel_view_fits(col, half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32), op,
             ": the patch matrix of ", p.batch * rows * plane_padded, " values exceeds this device's texel buffer limit");
+  const GemmOperand a{w.gemm_weight, 0, rows, 1, half};
+  const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
+  // One product over the whole batch where gemm_tile128 takes it (gemm.h's column blocks): a
+  // product per image of a small plane (resnet's 7x7 layers: 49 columns) would idle most of
+  // each tile. The patch matrix then holds row k of every image side by side.
+  const GemmOperand b_batch{col, 0, p.batch * plane_padded, 1, half};
+  const bool one_product = switch_on("TVK_IM2COL_ONE_PRODUCT") &&
+                           gemm_tile128_takes(p.out_channels, p.batch * plane_padded, a, b_batch,
+                                              w.gemm_bias.defined() ? &bias : nullptr, out, residual);
   const Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),
                             i32(p.padding[1]), i32(p.padding[0]), 0};
   ShaderLaunch il = grid_launch("conv2d_im2col", {u32(op, plane_padded / 4), u32(op, rows), u32(op, p.batch)},
                      {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
-                      u32(op, p.dilation[0]), u32(op, p.dilation[1]), half ? 1u : 0u});
+                      u32(op, p.dilation[0]), u32(op, p.dilation[1]), half ? 1u : 0u, one_product ? 1u : 0u});
   il.local = transform_local(il.global);
   launch(il, {col, texels1(input)}, params);
-  const GemmOperand a{w.gemm_weight, 0, rows, 1, half};
+  if (one_product) {
+    launch_tiled_gemm(op, out, 1, p.out_channels, rows, p.batch * plane_padded, a, b_batch,
+                      w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max, residual,
+                      GemmColumnBlocks{plane_padded, plane});
+    return true;
+  }
   const GemmOperand b{col, rows * plane_padded, plane_padded, 1, half};
-  const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, rows, plane, a, b, w.gemm_bias.defined() ? &bias : nullptr, 1.0,
                     1.0, out_min, out_max, residual);
   return true;

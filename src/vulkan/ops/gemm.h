@@ -31,11 +31,26 @@ struct GemmBias {
 // lavapipe (65535 loop iterations). TVK_TILED_GEMM=0: never, to compare.
 bool use_tiled_gemm(int64_t rows, int64_t inner);
 
+// b's columns as the pixels of several images side by side, `block` columns per image of which
+// the first `valid` are real (the rest pad each image to whole texels): out and the residual are
+// then NCHW, [cols / block][rows][valid], so that one product serves a whole batch. block 0:
+// out is [batch][rows][cols].
+struct GemmColumnBlocks {
+  int64_t block = 0, valid = 0;
+};
+
 // out[s] (contiguous [batch][rows][cols]) = clamp(alpha * a[s] @ b[s] + beta * bias + residual[s]),
 // `residual` (optional) a contiguous tensor of out's shape (a convolution's fused add).
+// `blocks` (see above) needs batch 1 and gemm_tile128_takes.
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
                        float out_min = -std::numeric_limits<float>::infinity(),
-                       float out_max = std::numeric_limits<float>::infinity(), const Tensor& residual = Tensor());
+                       float out_max = std::numeric_limits<float>::infinity(), const Tensor& residual = Tensor(),
+                       const GemmColumnBlocks& blocks = {});
+
+// Whether launch_tiled_gemm runs gemm_tile128.glsl for these operands (fp32 on GPUs, large
+// products), the one kernel that takes column blocks.
+bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
+                        const Tensor& out, const Tensor& residual);
 
 }  // namespace tvk::vulkan

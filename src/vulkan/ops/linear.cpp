@@ -2,7 +2,9 @@
 // (gemm_tiled.glsl; gemm_coopmat.glsl on tensor cores in fp16 precision), the rest one output
 // per invocation (matmul.glsl). Operands are read
 // through strides, so linear's transposed weight and broadcast biases need no copies.
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "ops/matmul_shapes.h"
@@ -74,6 +76,39 @@ CoopmatTile coopmat_tile() {
 }
 }  // namespace
 
+namespace {
+// Into how many parts gemm_tile128 splits a product's inner dimension: enough for
+// kFillGroups work groups where its tiles are fewer, each part at least kMinSplitTerms terms,
+// the parts' sums within one storage binding. On the H200 (132 multiprocessors, one 128 x 128
+// work group each at a time), resnet18 at batch 32: 52 tiles of 2304 terms took 0.308 ms
+// whole and 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576 terms
+// lost (0.134 -> 0.142 in 2), hence a bar below that. TVK_GEMM_SPLIT_K=0: never, to compare.
+uint32_t gemm_k_splits(int64_t tiles, int64_t inner, int64_t out_values) {
+  constexpr int64_t kFillGroups = 192, kMinSplitTerms = 128, kMaxSplits = 4;
+  static const bool enabled = switch_on("TVK_GEMM_SPLIT_K");
+  if (!enabled || tiles >= kFillGroups) return 1;
+  int64_t splits = std::min({kMaxSplits, (kFillGroups + tiles - 1) / tiles, inner / kMinSplitTerms});
+  while (splits > 1 && (static_cast<VkDeviceSize>(splits * out_values) * sizeof(float) > max_storage_binding() ||
+                        splits * out_values > std::numeric_limits<int32_t>::max()))
+    --splits;
+  return static_cast<uint32_t>(std::max<int64_t>(splits, 1));
+}
+}  // namespace
+
+bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
+                        const Tensor& out, const Tensor& residual) {
+  // TVK_GEMM_TILE128=0: gemm_tiled, to compare. TVK_GEMM_SHARED=0 (below) rules out both.
+  static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
+  static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
+  const bool coopmat = switch_on("TVK_COOPMAT") && Context::get()->device().physical().cooperative_matrix() &&
+                       vulkan_precision() == Precision::FP16;
+  return tile128_on && shared_on_gpus && !coopmat && gpu_shaped_kernels() && !a.half && !b.half &&
+         (!bias || !bias->half) && b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 &&
+         rows >= kTile128MinRows && (cols >= kTile128MinCols || cols == kTile128) && storage_binding_fits(a.tensor) &&
+         storage_binding_fits(b.tensor) && storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
+         (!residual.defined() || storage_binding_fits(residual));
+}
+
 bool use_tiled_gemm(int64_t rows, int64_t inner) {
   static const bool enabled = switch_on("TVK_TILED_GEMM");
   return enabled && rows >= 16 && inner <= kMaxLoopIterations;
@@ -81,10 +116,17 @@ bool use_tiled_gemm(int64_t rows, int64_t inner) {
 
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
-                       float out_min, float out_max, const Tensor& residual) {
+                       float out_min, float out_max, const Tensor& residual, const GemmColumnBlocks& blocks) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  TVK_CHECK(!residual.defined() || residual.numel() == batch * rows * cols, op, ": residual ", residual.shape_string(),
-            " is not ", batch, " x ", rows, " x ", cols);
+  const bool blocked = blocks.block > 0;
+  TVK_CHECK(!blocked || (batch == 1 && cols % blocks.block == 0 && blocks.valid > 0 && blocks.valid <= blocks.block &&
+                         gemm_tile128_takes(rows, cols, a, b, bias, out, residual)),
+            op, ": a product of ", cols, " columns in blocks of ", blocks.block, " that gemm_tile128 does not take");
+  const int64_t out_values = blocked ? cols / blocks.block * rows * blocks.valid : batch * rows * cols;
+  TVK_CHECK(out.numel() >= out_values, op, ": the product's output ", out.shape_string(), " holds fewer than ",
+            out_values, " values");
+  TVK_CHECK(!residual.defined() || residual.numel() == out_values, op, ": residual ", residual.shape_string(),
+            " is not ", out_values, " values");
   const TiledGemmParams p{i32(rows), i32(cols), i32(inner), i32(batch),
                           i32(a.batch_stride), i32(a.row_stride), i32(a.col_stride),
                           i32(b.batch_stride), i32(b.row_stride), i32(b.col_stride),
@@ -123,25 +165,37 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
   // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
-  // products): 128 x 128 tiles of 8 x 8 per invocation. TVK_GEMM_TILE128=0: gemm_tiled, to compare.
-  static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
-  if (tile128_on && shared_on_gpus && gpu_shaped_kernels() && !a.half && !b.half && (!bias || !bias->half) &&
-      b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 && rows >= kTile128MinRows &&
-      (cols >= kTile128MinCols || cols == kTile128) && storage_binding_fits(a.tensor) && storage_binding_fits(b.tensor) &&
-      storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
-      (!residual.defined() || storage_binding_fits(residual))) {
+  // products): tiles of 128 columns x 128 or 64 rows, 8 x 8 per invocation.
+  if (gemm_tile128_takes(rows, cols, a, b, bias, out, residual)) {
     // TVK_GEMM_TILE_M=64 or 128 forces one row count, to compare.
     static const char* forced_rows = std::getenv("TVK_GEMM_TILE_M");
     const int64_t tile_rows = forced_rows ? (std::string(forced_rows) == "64" ? kTile128HalfRows : kTile128)
                               : rows <= kTile128HalfRows ? kTile128HalfRows : kTile128;
     const uint32_t local_rows = static_cast<uint32_t>(tile_rows / 8);  // 8 rows per invocation
+    const int64_t tiles = (cols + kTile128 - 1) / kTile128 * ((rows + tile_rows - 1) / tile_rows) * batch;
+    const uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols);
+    const auto u32_of = [&](int64_t v) { return static_cast<uint32_t>(i32(v)); };
     ShaderLaunch l{"gemm_tile128",
-                   {static_cast<uint32_t>(i32((cols + kTile128 - 1) / kTile128) * kGemmGroupSide),
-                    static_cast<uint32_t>(i32((rows + tile_rows - 1) / tile_rows) * local_rows),
-                    static_cast<uint32_t>(i32(batch))},
+                   {u32_of((cols + kTile128 - 1) / kTile128 * kGemmGroupSide),
+                    u32_of((rows + tile_rows - 1) / tile_rows * local_rows), u32_of(batch * splits)},
                    {kGemmGroupSide, local_rows, 1},
-                   {static_cast<uint32_t>(tile_rows)}};
-    launch(l, {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
+                   {u32_of(tile_rows), u32_of(splits > 1 ? 0 : blocks.block), u32_of(splits > 1 ? 0 : blocks.valid),
+                    splits}};
+    if (splits == 1) {
+      launch(l, {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
+      return;
+    }
+    // The parts' raw sums, then gemm_split_sum adds them up with the epilogue.
+    Tensor partial = empty_vulkan({splits * batch * rows * cols});
+    TiledGemmParams raw = p;
+    raw.has_bias = raw.has_residual = 0;
+    raw.alpha = 1.0f;
+    raw.out_min = -std::numeric_limits<float>::infinity();
+    raw.out_max = std::numeric_limits<float>::infinity();
+    launch(l, {partial, a.tensor, b.tensor, a.tensor, a.tensor}, raw);
+    ShaderLaunch sum = grid_launch("gemm_split_sum", {u32_of((cols + 3) / 4), u32_of(rows), u32_of(batch)},
+                                   {splits, u32_of(blocks.block), u32_of(blocks.valid)});
+    launch(sum, {out, partial, bias ? bias->tensor : partial, residual.defined() ? residual : partial}, p);
     return;
   }
   if (shared_on_gpus && gpu_shaped_kernels()) {
