@@ -52,8 +52,10 @@ struct ConvWeights {
 bool conv_gemm_wanted();
 // The fp32 form of that choice on GPUs (gemm_tile128.glsl): Winograd's products and im2col'd
 // convolutions of 32+ terms, not pointwise layers, which conv2d_oc8 runs faster (H200, batch
-// 32: mobilenet_v2's GPU time 2.73 -> 3.05 ms with its pointwise layers as GEMMs; resnet18's
-// median 5.6-6.1 ms on the direct kernels, 5.07 with the GEMMs on gemm_tiled, 4.88 on gemm_tile128).
+// 32: mobilenet_v2's GPU time 2.73 -> 3.05 ms with its pointwise layers as GEMMs, and 2.91 ->
+// 3.26 again after gemm_tile128's 64-row tiles; resnet18's median 5.6-6.1 ms on the direct
+// kernels, 5.07 with the GEMMs on gemm_tiled, 4.88 on gemm_tile128, 4.05 with its 64-row tiles,
+// split K and im2col'd layers as one product over the batch: docs/benchmarks.md).
 bool conv_gemm_fp32();
 
 // `stride` and `dilation` as the op was given them (one value or two).
