@@ -14,6 +14,7 @@ struct VulkanDeviceInfo {
   std::string driver;
   std::string api_version;
   uint32_t subgroup_size = 0;
+  uint32_t compute_units = 0;  // multiprocessors, where the driver says (NVIDIA, AMD); else 0
   bool fp16_arithmetic = false;
   bool storage_16bit = false;
   // Tensor-core fragments for fp16 matrix products ("16x16x16": M x N x K), used by the matrix

@@ -283,6 +283,7 @@ PYBIND11_MODULE(_tvk, m) {
           info["driver"] = d.driver;
           info["api_version"] = d.api_version;
           info["subgroup_size"] = d.subgroup_size;
+          info["compute_units"] = d.compute_units;
           info["fp16_arithmetic"] = d.fp16_arithmetic;
           info["storage_16bit"] = d.storage_16bit;
           info["cooperative_matrix"] = d.cooperative_matrix;

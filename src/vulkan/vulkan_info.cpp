@@ -37,6 +37,7 @@ VulkanInfo vulkan_info() {
       v.driver = d.driver_name.empty() ? "" : d.driver_name + (d.driver_info.empty() ? "" : " " + d.driver_info);
       v.api_version = d.api_version_string();
       v.subgroup_size = d.subgroup_size;
+      v.compute_units = d.compute_units;
       v.fp16_arithmetic = d.fp16_arithmetic;
       v.storage_16bit = d.storage_16bit;
       if (d.cooperative_matrix())

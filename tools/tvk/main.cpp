@@ -45,6 +45,7 @@ int cmd_info() {
     std::printf("      subgroup size: %u, fp16 arithmetic: %s, 16-bit storage: %s, cooperative matrices: %s\n",
                 d.subgroup_size, yes_no(d.fp16_arithmetic), yes_no(d.storage_16bit),
                 d.cooperative_matrix.empty() ? "no" : d.cooperative_matrix.c_str());
+    if (d.compute_units) std::printf("      multiprocessors: %u\n", d.compute_units);
     std::printf("      device-local memory: %.1f GiB%s\n", static_cast<double>(d.device_local_bytes) / (1 << 30),
                 d.usable ? "" : "  (not usable: no compute queue or Vulkan < 1.1)");
   }

@@ -111,9 +111,24 @@ PhysicalDeviceInfo describe(VkInstance instance, VkPhysicalDevice dev, uint32_t 
     const bool has_driver_props =
         props.apiVersion >= VK_API_VERSION_1_2 || has_device_extension(dev, "VK_KHR_driver_properties");
     if (has_driver_props) subgroup.pNext = &driver;
+    // Each chained only where the device has its extension (chaining others is invalid).
+    auto sm = make_info<VkPhysicalDeviceShaderSMBuiltinsPropertiesNV>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV);
+    auto amd = make_info<VkPhysicalDeviceShaderCorePropertiesAMD>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD);
+    const bool has_sm = has_device_extension(dev, "VK_NV_shader_sm_builtins");
+    const bool has_amd_cores = has_device_extension(dev, "VK_AMD_shader_core_properties");
+    void** tail = has_driver_props ? &driver.pNext : &subgroup.pNext;
+    if (has_sm) {
+      *tail = &sm;
+      tail = &sm.pNext;
+    }
+    if (has_amd_cores) *tail = &amd;
     auto props2 = make_info<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
     props2.pNext = &subgroup;
     vkGetPhysicalDeviceProperties2(dev, &props2);
+    if (has_sm) info.compute_units = sm.shaderSMCount;
+    else if (has_amd_cores)
+      info.compute_units = amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
     info.subgroup_size = subgroup.subgroupSize;
     info.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
                                (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;

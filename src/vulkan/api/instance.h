@@ -23,6 +23,10 @@ struct PhysicalDeviceInfo {
   std::string driver_info;
   uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
   uint32_t subgroup_size = 0;
+  // Multiprocessors (compute units) where the driver says: NVIDIA's shaderSMCount
+  // (VK_NV_shader_sm_builtins), AMD's engines x arrays x compute units
+  // (VK_AMD_shader_core_properties); 0 elsewhere. Sizes work grids (gemm_tile128's split K).
+  uint32_t compute_units = 0;
   bool subgroup_arithmetic = false;  // subgroupAdd and friends in compute shaders
   bool fp16_arithmetic = false;
   bool storage_16bit = false;

@@ -77,17 +77,19 @@ CoopmatTile coopmat_tile() {
 }  // namespace
 
 namespace {
-// Into how many parts gemm_tile128 splits a product's inner dimension: enough for
-// kFillGroups work groups where its tiles are fewer, each part at least kMinSplitTerms terms,
-// the parts' sums within one storage binding. On the H200 (132 multiprocessors, one 128 x 128
-// work group each at a time), resnet18 at batch 32: 52 tiles of 2304 terms took 0.308 ms
-// whole and 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576 terms
-// lost (0.134 -> 0.142 in 2), hence a bar below that. TVK_GEMM_SPLIT_K=0: never, to compare.
+// Into how many parts gemm_tile128 splits a product's inner dimension: enough for 4/3 work
+// groups per multiprocessor where its tiles are fewer (176 where the device does not say how
+// many it has), each part at least kMinSplitTerms terms, the parts' sums within one storage
+// binding. On the H200 (132 multiprocessors), resnet18 at batch 32: 52 tiles of 2304 terms took
+// 0.308 ms whole and 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576
+// terms lost (0.134 -> 0.142 in 2), hence a bar between. TVK_GEMM_SPLIT_K=0: never, to compare.
 uint32_t gemm_k_splits(int64_t tiles, int64_t inner, int64_t out_values) {
-  constexpr int64_t kFillGroups = 192, kMinSplitTerms = 128, kMaxSplits = 4;
+  constexpr int64_t kMinSplitTerms = 128, kMaxSplits = 4, kDefaultUnits = 132;
   static const bool enabled = switch_on("TVK_GEMM_SPLIT_K");
-  if (!enabled || tiles >= kFillGroups) return 1;
-  int64_t splits = std::min({kMaxSplits, (kFillGroups + tiles - 1) / tiles, inner / kMinSplitTerms});
+  const uint32_t units = Context::get()->device().physical().compute_units;
+  const int64_t fill = (units ? units : kDefaultUnits) * 4 / 3;
+  if (!enabled || tiles >= fill) return 1;
+  int64_t splits = std::min({kMaxSplits, (fill + tiles - 1) / tiles, inner / kMinSplitTerms});
   while (splits > 1 && (static_cast<VkDeviceSize>(splits * out_values) * sizeof(float) > max_storage_binding() ||
                         splits * out_values > std::numeric_limits<int32_t>::max()))
     --splits;
