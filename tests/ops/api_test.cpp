@@ -319,8 +319,8 @@ TEST(OpsApi, PackedConvolutionsConcatenatedOnVulkan) {
 // as GEMMs in fp32 (conv_gemm_fp32; SplitK.op_tests forces the GPU choices on lavapipe):
 // Winograd's products, im2col'd stride-2 layers over planes that are not whole texels (scalar
 // stores), a fused residual and clamp, 64 output channels (64-row tiles) and 128 columns; the
-// im2col'd ones as one product over the batch (TVK_IM2COL_ONE_PRODUCT=0: one per image). Elsewhere the same
-// calls run the other kernels.
+// im2col'd ones as one product over the batch (TVK_IM2COL_ONE_PRODUCT=0: one per image), and
+// products split along K. Elsewhere the same calls run the other kernels.
 TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
   TVK_NEED_VULKAN();
   const Tensor x = randn({2, 24, 66, 66}, 50), w = randn({72, 24, 3, 3}, 51), b = randn({72}, 52);
@@ -337,35 +337,27 @@ TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
         "64 channels, stride 2");
   const Tensor x32 = randn({2, 24, 32, 32}, 57);  // Winograd: 2 x 64 tiles, 128 columns
   close(conv2d(x32.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x32, w, b, {1}, {1}), "128 columns");
-  const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
-                               {IValue(w), IValue(b), IValue(IntList{1, 1}), IValue(IntList{1, 1}),
-                                IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-  const Tensor residual = randn({2, 72, 66, 66}, 54);
-  const Tensor fused = ops::call("tvk::run_conv2d_context_add",
-                                 {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
-                           .toTensor();
-  close(fused, clamp(add(conv2d(x, w, b, {1}, {1}), residual), 0.0, std::nullopt), "residual + relu");
+  // The packed convolution with a fused residual and relu (tvk::run_conv2d_context_add) against
+  // the CPU's conv, add and clamp.
+  auto check_fused = [&](const Tensor& input, const Tensor& weight, int64_t stride, const Tensor& residual,
+                         const char* what) {
+    const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                 {IValue(weight), IValue(b), IValue(IntList{stride, stride}), IValue(IntList{1, 1}),
+                                  IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+    const Tensor fused = ops::call("tvk::run_conv2d_context_add",
+                                   {IValue(input.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
+                             .toTensor();
+    close(fused, clamp(add(conv2d(input, weight, b, {stride}, {1}), residual), 0.0, std::nullopt), what);
+  };
+  check_fused(x, w, 1, randn({2, 72, 66, 66}, 54), "residual + relu");
   // Stride 2 onto 20 x 20 planes (whole texels: vec4 stores) with a residual: on GPUs one product
   // over the batch, its columns the two images' pixels side by side.
-  const Tensor x40 = randn({2, 24, 40, 40}, 58), residual20 = randn({2, 72, 20, 20}, 59);
-  const IValue ctx2 = ops::call("vulkan_prepack::create_conv2d_context",
-                                {IValue(w), IValue(b), IValue(IntList{2, 2}), IValue(IntList{1, 1}),
-                                 IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-  const Tensor fused2 = ops::call("tvk::run_conv2d_context_add",
-                                  {IValue(x40.vulkan()), ctx2, IValue(residual20.vulkan()), IValue(0.0), IValue()})
-                            .toTensor();
-  close(fused2, clamp(add(conv2d(x40, w, b, {2}, {1}), residual20), 0.0, std::nullopt), "stride 2, residual");
+  check_fused(randn({2, 24, 40, 40}, 58), w, 2, randn({2, 72, 20, 20}, 59), "stride 2, residual");
   // Products of few tiles and 256+ terms, split along K and summed by gemm_split_sum: one over
   // the batch with a residual and clamp (whole texels), one over 3 images of 121 pixels, and
   // Winograd's 36 products of 128 columns.
-  const Tensor w32 = randn({72, 32, 3, 3}, 60), x24 = randn({2, 32, 24, 24}, 61), residual12 = randn({2, 72, 12, 12}, 62);
-  const IValue ctx3 = ops::call("vulkan_prepack::create_conv2d_context",
-                                {IValue(w32), IValue(b), IValue(IntList{2, 2}), IValue(IntList{1, 1}),
-                                 IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-  const Tensor fused3 = ops::call("tvk::run_conv2d_context_add",
-                                  {IValue(x24.vulkan()), ctx3, IValue(residual12.vulkan()), IValue(0.0), IValue()})
-                            .toTensor();
-  close(fused3, clamp(add(conv2d(x24, w32, b, {2}, {1}), residual12), 0.0, std::nullopt), "split K, residual");
+  const Tensor w32 = randn({72, 32, 3, 3}, 60);
+  check_fused(randn({2, 32, 24, 24}, 61), w32, 2, randn({2, 72, 12, 12}, 62), "split K, residual");
   const Tensor x22 = randn({3, 32, 22, 22}, 63);
   close(conv2d(x22.vulkan(), w32.vulkan(), b.vulkan(), {2}, {1}), conv2d(x22, w32, b, {2}, {1}), "split K, 11 x 11");
   const Tensor w256 = randn({72, 256, 3, 3}, 64), x256 = randn({2, 256, 32, 32}, 65);
