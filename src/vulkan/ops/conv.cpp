@@ -607,7 +607,8 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   // product per image of a small plane (resnet's 7x7 layers: 49 columns) would idle most of
   // each tile. The patch matrix then holds row k of every image side by side.
   const GemmOperand b_batch{col, 0, p.batch * plane_padded, 1, half};
-  const bool one_product = switch_on("TVK_IM2COL_ONE_PRODUCT") &&
+  static const bool one_product_on = switch_on("TVK_IM2COL_ONE_PRODUCT");
+  const bool one_product = one_product_on &&
                            gemm_tile128_takes(p.out_channels, p.batch * plane_padded, a, b_batch,
                                               w.gemm_bias.defined() ? &bias : nullptr, out, residual);
   const Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),

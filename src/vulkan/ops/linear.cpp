@@ -102,7 +102,8 @@ bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const 
   // TVK_GEMM_TILE128=0: gemm_tiled, to compare. TVK_GEMM_SHARED=0 (below) rules out both.
   static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
-  const bool coopmat = switch_on("TVK_COOPMAT") && Context::get()->device().physical().cooperative_matrix() &&
+  static const bool coopmat_on = switch_on("TVK_COOPMAT");
+  const bool coopmat = coopmat_on && Context::get()->device().physical().cooperative_matrix() &&
                        vulkan_precision() == Precision::FP16;
   return tile128_on && shared_on_gpus && !coopmat && gpu_shaped_kernels() && !a.half && !b.half &&
          (!bias || !bias->half) && b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 &&
