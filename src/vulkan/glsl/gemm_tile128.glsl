@@ -6,7 +6,7 @@
 // the same, columns 4 tx .. 4 tx + 3 and 64 + the same), so each value read from shared memory
 // feeds 8 multiply-adds where gemm_tiled's 4 x 4 feeds 4, and the loads of the next K slice from
 // memory are in flight while the current one is multiplied. The 64-row tile serves products of
-// 64 rows (resnet's 64-channel layers), which a 128-row tile would half idle, and small grids.
+// at most 64 rows (resnet's 64-channel layers), which a 128-row tile would half idle.
 // B is read as vec4 along its rows (unit column stride, rows a multiple of 4 floats apart: the
 // host checks), A value by value through its strides. Storage buffers throughout.
 #version 450

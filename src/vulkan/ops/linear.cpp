@@ -77,6 +77,14 @@ CoopmatTile coopmat_tile() {
 }  // namespace
 
 namespace {
+// Whether products run on tensor cores (gemm_coopmat.glsl): fp16 precision on a device with
+// cooperative matrices (docs/architecture.md). TVK_COOPMAT=0 keeps the fp32 kernels, to compare.
+bool coopmat_route() {
+  static const bool coopmat_on = switch_on("TVK_COOPMAT");
+  return coopmat_on && Context::get()->device().physical().cooperative_matrix() &&
+         vulkan_precision() == Precision::FP16;
+}
+
 // Into how many parts gemm_tile128 splits a product's inner dimension: enough for 4/3 work
 // groups per multiprocessor where its tiles are fewer (176 where the device does not say how
 // many it has), each part at least kMinSplitTerms terms, the parts' sums within one storage
@@ -102,10 +110,7 @@ bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const 
   // TVK_GEMM_TILE128=0: gemm_tiled, to compare. TVK_GEMM_SHARED=0 (below) rules out both.
   static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
-  static const bool coopmat_on = switch_on("TVK_COOPMAT");
-  const bool coopmat = coopmat_on && Context::get()->device().physical().cooperative_matrix() &&
-                       vulkan_precision() == Precision::FP16;
-  return tile128_on && shared_on_gpus && !coopmat && gpu_shaped_kernels() && !a.half && !b.half &&
+  return tile128_on && shared_on_gpus && !coopmat_route() && gpu_shaped_kernels() && !a.half && !b.half &&
          (!bias || !bias->half) && b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 &&
          rows >= kTile128MinRows && (cols >= kTile128MinCols || cols == kTile128) && storage_binding_fits(a.tensor) &&
          storage_binding_fits(b.tensor) && storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
@@ -122,8 +127,9 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
                        float out_min, float out_max, const Tensor& residual, const GemmColumnBlocks& blocks) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const bool blocked = blocks.block > 0;
+  const bool tile128 = gemm_tile128_takes(rows, cols, a, b, bias, out, residual);
   TVK_CHECK(!blocked || (batch == 1 && cols % blocks.block == 0 && blocks.valid > 0 && blocks.valid <= blocks.block &&
-                         gemm_tile128_takes(rows, cols, a, b, bias, out, residual)),
+                         tile128),
             op, ": a product of ", cols, " columns in blocks of ", blocks.block, " that gemm_tile128 does not take");
   const int64_t out_values = blocked ? cols / blocks.block * rows * blocks.valid : batch * rows * cols;
   TVK_CHECK(out.numel() >= out_values, op, ": the product's output ", out.shape_string(), " holds fewer than ",
@@ -144,11 +150,9 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   if (batch == 0 || rows == 0 || cols == 0) return;
   const Binding bias_texels = bias ? texels(bias->tensor, bias->half, false) : texels(a.tensor, a.half, false);
   const Binding residual_texels = residual.defined() ? texels1(residual) : texels(a.tensor, a.half, false);
-  // fp16 precision on a device with cooperative matrices: tensor cores, operands rounded to fp16
-  // (docs/architecture.md). TVK_COOPMAT=0 keeps the fp32 kernels, to compare.
-  static const bool coopmat_on = switch_on("TVK_COOPMAT");
-  const PhysicalDeviceInfo& device = Context::get()->device().physical();
-  if (coopmat_on && device.cooperative_matrix() && vulkan_precision() == Precision::FP16) {
+  // Tensor cores, operands rounded to fp16.
+  if (coopmat_route()) {
+    const PhysicalDeviceInfo& device = Context::get()->device().physical();
     static const CoopmatTile tile = coopmat_tile();
     auto tiles = [op](int64_t n, uint32_t side) { return static_cast<uint32_t>(to_i32(op, (n + side - 1) / side)); };
     const bool a_vec4 = a_quads(a, inner);
@@ -169,18 +173,17 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
   // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
   // products): tiles of 128 columns x 128 or 64 rows, 8 x 8 per invocation.
-  if (gemm_tile128_takes(rows, cols, a, b, bias, out, residual)) {
+  if (tile128) {
     // TVK_GEMM_TILE_M=64 or 128 forces one row count, to compare.
     static const char* forced_rows = std::getenv("TVK_GEMM_TILE_M");
     const int64_t tile_rows = forced_rows ? (std::string(forced_rows) == "64" ? kTile128HalfRows : kTile128)
                               : rows <= kTile128HalfRows ? kTile128HalfRows : kTile128;
     const uint32_t local_rows = static_cast<uint32_t>(tile_rows / 8);  // 8 rows per invocation
-    const int64_t tiles = (cols + kTile128 - 1) / kTile128 * ((rows + tile_rows - 1) / tile_rows) * batch;
-    const uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols);
+    const int64_t col_tiles = (cols + kTile128 - 1) / kTile128, row_tiles = (rows + tile_rows - 1) / tile_rows;
+    const uint32_t splits = gemm_k_splits(col_tiles * row_tiles * batch, inner, batch * rows * cols);
     const auto u32_of = [&](int64_t v) { return static_cast<uint32_t>(i32(v)); };
     ShaderLaunch l{"gemm_tile128",
-                   {u32_of((cols + kTile128 - 1) / kTile128 * kGemmGroupSide),
-                    u32_of((rows + tile_rows - 1) / tile_rows * local_rows), u32_of(batch * splits)},
+                   {u32_of(col_tiles * kGemmGroupSide), u32_of(row_tiles * local_rows), u32_of(batch * splits)},
                    {kGemmGroupSide, local_rows, 1},
                    {u32_of(tile_rows), u32_of(splits > 1 ? 0 : blocks.block), u32_of(splits > 1 ? 0 : blocks.valid),
                     splits}};

@@ -168,19 +168,18 @@ Tensor run_conv2d_contexts_cat(const std::vector<Tensor>& inputs, const IValue& 
     const VkDeviceSize alignment = Context::get()->device().physical().limits.minStorageBufferOffsetAlignment;
     Tensor out = empty_vulkan({1, channels, first[2], first[3]});
     const VkDeviceSize base = storage_of(out).buffer().offset();
+    // Where each convolution's channels start in out; every start bindable at its offset.
+    std::vector<VkDeviceSize> offsets;
     VkDeviceSize offset = 0;
     for (const ops::Conv2dParams& p : params) {
+      offsets.push_back(offset);
       in_place = in_place && (base + offset) % alignment == 0;
       offset += static_cast<VkDeviceSize>(p.output_sizes()[1]) * plane_bytes;
     }
     if (in_place) {
-      offset = 0;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        const IntList sizes = params[i].output_sizes();
+      for (size_t i = 0; i < inputs.size(); ++i)
         run_convolution(op, params[i], inputs[i], ctxs[i]->packed, ctxs[i]->output_min, ctxs[i]->output_max,
-                        Tensor(), slice_for_writing(out, offset, sizes));
-        offset += static_cast<VkDeviceSize>(sizes[1]) * plane_bytes;
-      }
+                        Tensor(), slice_for_writing(out, offsets[i], params[i].output_sizes()));
       return out;
     }
   }
