@@ -365,6 +365,61 @@ TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
         "split K, Winograd");
 }
 
+// Convolutions as implicit GEMMs (conv2d_igemm, the patch matrix gathered as it is read), which
+// GPUs run in fp32 at batch 2+ for ungrouped kernels larger than 1x1 that Winograd does not take
+// (SplitK.op_tests forces the GPU choices on lavapipe): the images' pixels side by side in one
+// product over planes that are whole texels (vec4 stores) and are not, 64-row and 128-row tiles
+// with rows past the last channel, 64- and 128-column tiles, stride 2, dilation with padding, a
+// 7x7 stem of 3 channels, sums short enough to run whole and long enough to split along K, and
+// a fused residual and relu. Elsewhere the same calls run the other kernels.
+TEST(OpsApi, ConvolutionsAsImplicitGemmsMatchCpu) {
+  TVK_NEED_VULKAN();
+  auto close = [](const Tensor& gpu, const Tensor& cpu, const std::string& what) {
+    EXPECT_EQ(gpu.sizes(), cpu.sizes()) << what;
+    EXPECT_LE(max_abs_diff(gpu.cpu(), cpu), 1e-4 * testing_support::max_abs(cpu)) << what;
+  };
+  struct Case {
+    IntList input, weight;
+    IntList stride, padding, dilation;
+    const char* what;
+  };
+  // 3x3 stride-1 layers of 16+ channels on both sides are Winograd's at batch 2+.
+  const Case cases[] = {
+      {{2, 24, 9, 7}, {72, 24, 5, 5}, {1}, {2}, {1}, "5x5, 9x7 planes, 72 channels"},
+      {{2, 8, 16, 16}, {64, 8, 3, 3}, {1}, {1}, {1}, "3x3, 16x16 planes, 64 channels, 72 terms"},
+      {{2, 24, 21, 21}, {64, 24, 3, 3}, {2}, {1}, {1}, "stride 2"},
+      {{2, 8, 15, 17}, {36, 8, 5, 5}, {1}, {3}, {2}, "5x5, dilation 2, padding 3"},
+      {{2, 3, 30, 30}, {64, 3, 7, 7}, {2}, {3}, {1}, "7x7 stem"},
+      {{2, 128, 14, 14}, {144, 128, 3, 3}, {2}, {1}, {1}, "7x7 planes, 1152 terms"},
+      {{3, 24, 22, 22}, {72, 24, 3, 3}, {2}, {1}, {1}, "batch 3, 11x11 planes"},
+      {{2, 16, 12, 10}, {40, 16, 3, 3}, {2, 1}, {1, 2}, {1}, "strides 2, 1, padding 1, 2"},
+  };
+  int64_t seed = 70;
+  for (const Case& c : cases) {
+    const Tensor x = randn(c.input, seed++), w = randn(c.weight, seed++), b = randn({c.weight[0]}, seed++);
+    const IntList &s = c.stride, &pad = c.padding, &d = c.dilation;
+    close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), s, pad, d), conv2d(x, w, b, s, pad, d), c.what);
+    close(conv2d(x.vulkan(), w.vulkan(), Tensor(), s, pad, d), conv2d(x, w, Tensor(), s, pad, d),
+          std::string(c.what) + ", no bias");
+  }
+  // The packed convolution with a fused residual and relu against the CPU's conv, add and clamp:
+  // added by the product's epilogue (72 terms: whole) into vec4 and scalar stores, and by
+  // gemm_split_sum (800 terms).
+  for (const IntList& shape : {IntList{2, 8, 14, 14}, IntList{2, 8, 9, 7}, IntList{2, 32, 9, 7}}) {
+    const int64_t k = shape[1] >= 16 ? 5 : 3;
+    const Tensor x = randn(shape, seed++), w = randn({96, shape[1], k, k}, seed++), b = randn({96}, seed++);
+    const Tensor residual = randn({shape[0], 96, shape[2], shape[3]}, seed++);
+    const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                 {IValue(w), IValue(b), IValue(IntList{1, 1}), IValue(IntList{k / 2, k / 2}),
+                                  IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+    const Tensor fused = ops::call("tvk::run_conv2d_context_add",
+                                   {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
+                             .toTensor();
+    close(fused, clamp(add(conv2d(x, w, b, {1}, {k / 2}), residual), 0.0, std::nullopt),
+          "residual + relu, " + std::to_string(shape[0]) + "x" + std::to_string(shape[2]) + "x" + std::to_string(shape[3]));
+  }
+}
+
 // Integer division of the lowest int64 by -1 overflows; on x86 the machine instruction traps
 // (torch 1.13 itself dies of SIGFPE there). tvk's kernels give the two's complement wrap, the
 // lowest value again, and a division by zero is an error: neither takes the process down.

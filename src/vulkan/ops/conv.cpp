@@ -575,7 +575,8 @@ bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWe
   return true;
 }
 
-// Any other ungrouped convolution at batch 2+ where the GEMM kernels take convolutions: im2col,
+// Any other ungrouped convolution at batch 2+ where the GEMM kernels take convolutions and the
+// implicit GEMM does not (fp16 on tensor cores; TVK_CONV_GEMM=1, TVK_CONV_IGEMM=0): im2col,
 // then out[n] (Cout x plane) = W (Cout x Cin*KH*KW) @ col[n] + bias (+ a fused residual),
 // clamped (tensor cores in fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2
 // layers went from 1.32 to 0.83 ms of GPU time with the im2col copies; mobilenet_v2's stem (27
@@ -630,6 +631,25 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   return true;
 }
 
+// An ungrouped convolution at batch 2+ of a kernel larger than 1x1 and 32+ terms per output
+// (not Winograd's) on a GPU in fp32: an implicit GEMM (gemm.h's launch_conv_gemm), which needs
+// no patch matrix. On an H200 at batch 32 against im2col + gemm_tile128, two rounds: resnet18's
+// GPU time 3.53 / 3.38 -> 3.34 / 3.24 ms and peak memory 591 -> 452 MiB (the 7x7 stem: 0.30 ms,
+// with no 236 MB patch matrix), squeezenet1_1 level. At batch 1 it lost or drew against
+// conv2d_split: resnet18 0.58 ms of GPU time either way (split K's sums cost 0.12 ms of it),
+// squeezenet1_1 0.28 -> 0.36 ms. TVK_CONV_IGEMM=0 keeps im2col + GEMM, to compare.
+bool run_implicit_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                       const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  static const bool enabled = switch_on("TVK_CONV_IGEMM");
+  if (!enabled || p.batch == 1 || !w.gemm_weight.defined() ||
+      w.gemm_format != Buffer::TexelFormat::R32 || p.kernel_h * p.kernel_w == 1 ||
+      p.in_channels * p.kernel_h * p.kernel_w < kMinGemmTerms ||
+      !conv_gemm_implicit_takes(p, w.gemm_weight, input, out, w.gemm_bias, residual))
+    return false;
+  launch_conv_gemm(op, p, out, w.gemm_weight, input, w.gemm_bias, out_min, out_max, residual);
+  return true;
+}
+
 // A depthwise convolution on a GPU: conv2d_dw_pixel, one output value per invocation (see the
 // shader for why). False when a tensor exceeds one storage binding (conv2d_dw reads texels).
 bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
@@ -675,7 +695,8 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                  sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
   switch (w.kernel) {
     case ConvKernel::Oc8:
-      if (run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual) ||
+      if (run_implicit_gemm(op, p, w, input, out, out_min, out_max, residual) ||
+          run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual) ||
           run_im2col_gemm(op, p, w, input, out, out_min, out_max, residual))
         return out;
       if (!run_split(op, p, w, input, out, out_min, out_max, residual) &&

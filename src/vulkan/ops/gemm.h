@@ -6,6 +6,7 @@
 
 #include <limits>
 
+#include "ops/conv_params.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -52,5 +53,15 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
 // products), the one kernel that takes column blocks.
 bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
                         const Tensor& out, const Tensor& residual);
+
+// A convolution as an implicit GEMM (gemm_tile128.glsl's variant conv2d_igemm): out (NCHW) =
+// clamp(weight @ patches(input) + bias + residual), the patch matrix gathered from the input as
+// the product reads it, never stored; its columns are the pixels of all images side by side, so
+// small planes fill tiles at any batch. `weight` is the [out, in x kh x kw] fp32 matrix, `bias`
+// (optional) one value per output channel, `residual` (optional) a tensor of out's shape.
+bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input, const Tensor& out,
+                              const Tensor& bias, const Tensor& residual);
+void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,
+                      const Tensor& input, const Tensor& bias, float out_min, float out_max, const Tensor& residual);
 
 }  // namespace tvk::vulkan

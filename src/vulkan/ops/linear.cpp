@@ -2,10 +2,13 @@
 // (gemm_tiled.glsl; gemm_coopmat.glsl on tensor cores in fp16 precision), the rest one output
 // per invocation (matmul.glsl). Operands are read
 // through strides, so linear's transposed weight and broadcast biases need no copies.
+#include <array>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "ops/matmul_shapes.h"
 #include "ops/registry.h"
@@ -85,23 +88,73 @@ bool coopmat_route() {
          vulkan_precision() == Precision::FP16;
 }
 
-// Into how many parts gemm_tile128 splits a product's inner dimension: enough for 4/3 work
-// groups per multiprocessor where its tiles are fewer (176 where the device does not say how
-// many it has), each part at least kMinSplitTerms terms, the parts' sums within one storage
-// binding. On the H200 (132 multiprocessors), resnet18 at batch 32: 52 tiles of 2304 terms took
-// 0.308 ms whole and 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576
-// terms lost (0.134 -> 0.142 in 2), hence a bar between. TVK_GEMM_SPLIT_K=0: never, to compare.
-uint32_t gemm_k_splits(int64_t tiles, int64_t inner, int64_t out_values) {
-  constexpr int64_t kMinSplitTerms = 128, kMaxSplits = 4, kDefaultUnits = 132;
+// Into how many parts gemm_tile128 splits a product's inner dimension: enough for `fill` work
+// groups where its tiles are fewer, up to max_splits parts of at least min_terms terms each,
+// the parts' sums within one storage binding. TVK_GEMM_SPLIT_K=0: never, to compare.
+uint32_t gemm_k_splits(int64_t tiles, int64_t inner, int64_t out_values, int64_t fill, int64_t max_splits,
+                       int64_t min_terms) {
   static const bool enabled = switch_on("TVK_GEMM_SPLIT_K");
-  const uint32_t units = Context::get()->device().physical().compute_units;
-  const int64_t fill = (units ? units : kDefaultUnits) * 4 / 3;
   if (!enabled || tiles >= fill) return 1;
-  int64_t splits = std::min({kMaxSplits, (fill + tiles - 1) / tiles, inner / kMinSplitTerms});
+  int64_t splits = std::min({max_splits, (fill + tiles - 1) / tiles, inner / min_terms});
   while (splits > 1 && (static_cast<VkDeviceSize>(splits * out_values) * sizeof(float) > max_storage_binding() ||
                         splits * out_values > std::numeric_limits<int32_t>::max()))
     --splits;
   return static_cast<uint32_t>(std::max<int64_t>(splits, 1));
+}
+
+// The device's multiprocessors (132 where the driver does not say: an H200's count).
+int64_t compute_units() {
+  const uint32_t units = Context::get()->device().physical().compute_units;
+  return units ? units : 132;
+}
+
+// A gemm_tile128 launch: its tile (rows x columns) and into how many parts K is split.
+struct Tile128Plan {
+  int64_t tile_rows, tile_cols;
+  uint32_t splits;
+};
+
+// Runs gemm_tile128 (or its variant `shader`, whose push constants are p followed by `tail`) as
+// planned, with gemm_split_sum after it where K is split. `extra` are the variant's own
+// specialisation constants (ids 8 on).
+void run_tile128(const char* op, const std::string& shader, const Tile128Plan& plan, const std::vector<uint32_t>& extra,
+                 const Tensor& out, const Tensor& a, const Tensor& b, const GemmBias* bias, const Tensor& residual,
+                 const GemmColumnBlocks& blocks, const TiledGemmParams& p, const void* tail, uint32_t tail_bytes) {
+  const auto u32_of = [op](int64_t v) { return static_cast<uint32_t>(to_i32(op, v)); };
+  const int64_t col_tiles = (p.cols + plan.tile_cols - 1) / plan.tile_cols;
+  const int64_t row_tiles = (p.rows + plan.tile_rows - 1) / plan.tile_rows;
+  const uint32_t local_x = u32_of(plan.tile_cols / 8), local_y = u32_of(plan.tile_rows / 8);  // 8 x 8 per lane
+  const uint32_t splits = plan.splits;
+  ShaderLaunch l{shader,
+                 {u32_of(col_tiles * local_x), u32_of(row_tiles * local_y), u32_of(int64_t{p.batch} * splits)},
+                 {local_x, local_y, 1},
+                 {u32_of(plan.tile_rows), u32_of(splits > 1 ? 0 : blocks.block), u32_of(splits > 1 ? 0 : blocks.valid),
+                  splits, u32_of(plan.tile_cols)}};
+  l.constants.insert(l.constants.end(), extra.begin(), extra.end());
+  // The push constants: p, then the variant's tail.
+  auto push = [&](const TiledGemmParams& head, const Binding& target, const Tensor& bias_t, const Tensor& residual_t) {
+    std::array<unsigned char, kMaxPushConstantBytes> bytes{};
+    TVK_CHECK(sizeof head + tail_bytes <= bytes.size(), op, ": ", shader, "'s push constants exceed ", bytes.size(),
+              " bytes");
+    std::memcpy(bytes.data(), &head, sizeof head);
+    if (tail_bytes) std::memcpy(bytes.data() + sizeof head, tail, tail_bytes);
+    launch(l, {target, a, b, bias_t, residual_t}, bytes.data(), static_cast<uint32_t>(sizeof head + tail_bytes));
+  };
+  if (splits == 1) {
+    push(p, out, bias ? bias->tensor : a, residual.defined() ? residual : a);
+    return;
+  }
+  // The parts' raw sums, then gemm_split_sum adds them up with the epilogue.
+  Tensor partial = empty_vulkan({int64_t{splits} * p.batch * p.rows * p.cols});
+  TiledGemmParams raw = p;
+  raw.has_bias = raw.has_residual = 0;
+  raw.alpha = 1.0f;
+  raw.out_min = -std::numeric_limits<float>::infinity();
+  raw.out_max = std::numeric_limits<float>::infinity();
+  push(raw, partial, a, a);
+  ShaderLaunch sum = grid_launch("gemm_split_sum", {u32_of((p.cols + 3) / 4), u32_of(p.rows), u32_of(p.batch)},
+                                 {splits, u32_of(blocks.block), u32_of(blocks.valid)});
+  launch(sum, {out, partial, bias ? bias->tensor : partial, residual.defined() ? residual : partial}, p);
 }
 }  // namespace
 
@@ -115,6 +168,71 @@ bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const 
          rows >= kTile128MinRows && (cols >= kTile128MinCols || cols == kTile128) && storage_binding_fits(a.tensor) &&
          storage_binding_fits(b.tensor) && storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
          (!residual.defined() || storage_binding_fits(residual));
+}
+
+namespace {
+// conv2d_igemm's push constants after the GEMM's. Must match gemm_tile128.glsl's IMPLICIT_CONV block.
+struct ConvPatchParams {
+  int32_t in_w, in_h, out_w, out_h, pad_w, pad_h;
+};
+
+// conv2d_igemm's tile for a product: 64 rows where there are at most 64 (a 128-row tile would
+// idle half), 64 columns for products of at most 256 (small planes of a small batch).
+// TVK_IGEMM_TILE=<rows>x<cols> (each 64 or 128) forces one, to compare.
+std::pair<int64_t, int64_t> igemm_tile(int64_t rows, int64_t cols) {
+  static const char* forced = std::getenv("TVK_IGEMM_TILE");
+  if (forced) {
+    const std::string f = forced;
+    return {f.rfind("64x", 0) == 0 ? 64 : 128, f.size() > 3 && f.substr(f.size() - 3) == "x64" ? 64 : 128};
+  }
+  return {rows <= 64 ? 64 : 128, cols <= 256 ? 64 : 128};
+}
+}  // namespace
+
+bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input, const Tensor& out,
+                              const Tensor& bias, const Tensor& residual) {
+  static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
+  return tile128_on && !coopmat_route() && gpu_shaped_kernels() && c.groups == 1 && !c.transposed &&
+         storage_binding_fits(weight) && storage_binding_fits(input) && storage_binding_fits(out) &&
+         (!bias.defined() || storage_binding_fits(bias)) && (!residual.defined() || storage_binding_fits(residual));
+}
+
+void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,
+                      const Tensor& input, const Tensor& bias, float out_min, float out_max, const Tensor& residual) {
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  const int64_t rows = c.out_channels, inner = c.in_channels * c.kernel_h * c.kernel_w;
+  const int64_t plane = c.out_h * c.out_w, cols = c.batch * plane;
+  TVK_CHECK(weight.numel() >= rows * inner && input.numel() >= c.batch * c.in_channels * c.in_h * c.in_w &&
+                out.numel() >= rows * cols && (!residual.defined() || residual.numel() == rows * cols),
+            op, ": operands smaller than the convolution's geometry");
+  const TiledGemmParams p{i32(rows), i32(cols), i32(inner), 1,
+                          0, i32(inner), 1,
+                          i32(c.in_channels * c.in_h * c.in_w), 0, 1,
+                          0, 1, 0, bias.defined() ? 1 : 0,
+                          1.0f, 1.0f, out_min, out_max,
+                          residual.defined() ? 1 : 0};
+  const ConvPatchParams tail{i32(c.in_w), i32(c.in_h), i32(c.out_w), i32(c.out_h), i32(c.padding[1]),
+                             i32(c.padding[0])};
+  (void)i32(c.batch * c.in_channels * c.in_h * c.in_w);
+  (void)i32(rows * cols);
+  if (rows == 0 || cols == 0) return;
+  const auto [tile_rows, tile_cols] = igemm_tile(rows, cols);
+  const int64_t tiles = (rows + tile_rows - 1) / tile_rows * ((cols + tile_cols - 1) / tile_cols);
+  // Split K, as for gemm_tile128, for 4/3 work groups of 256 lanes per multiprocessor (smaller
+  // groups count for less), up to 32 parts of 64+ terms (products of a few tiles and long sums;
+  // resnet18 at batch 32: its 512-channel stride-2 layer's 52 tiles in 4 parts).
+  // TVK_IGEMM_SPLITS=<n> forces n parts, to compare.
+  const int64_t threads = tile_rows * tile_cols / 64;
+  static const char* forced_splits = std::getenv("TVK_IGEMM_SPLITS");
+  uint32_t splits = gemm_k_splits(tiles, inner, rows * cols, compute_units() * 4 / 3 * 256 / threads, 32, 64);
+  if (forced_splits) splits = static_cast<uint32_t>(std::clamp(std::atoi(forced_splits), 1, 64));
+  auto u32_of = [&](int64_t v) { return static_cast<uint32_t>(i32(v)); };
+  const GemmBias b{bias, 0, 1, 0, false};
+  run_tile128(op, "conv2d_igemm", {tile_rows, tile_cols, splits},
+              {u32_of(c.kernel_h), u32_of(c.kernel_w), u32_of(c.stride[0]), u32_of(c.stride[1]), u32_of(c.dilation[0]),
+               u32_of(c.dilation[1])},
+              out, weight, input, bias.defined() ? &b : nullptr, residual,
+              c.batch > 1 ? GemmColumnBlocks{plane, plane} : GemmColumnBlocks{}, p, &tail, sizeof tail);
 }
 
 bool use_tiled_gemm(int64_t rows, int64_t inner) {
@@ -178,30 +296,14 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     static const char* forced_rows = std::getenv("TVK_GEMM_TILE_M");
     const int64_t tile_rows = forced_rows ? (std::string(forced_rows) == "64" ? kTile128HalfRows : kTile128)
                               : rows <= kTile128HalfRows ? kTile128HalfRows : kTile128;
-    const uint32_t local_rows = static_cast<uint32_t>(tile_rows / 8);  // 8 rows per invocation
-    const int64_t col_tiles = (cols + kTile128 - 1) / kTile128, row_tiles = (rows + tile_rows - 1) / tile_rows;
-    const uint32_t splits = gemm_k_splits(col_tiles * row_tiles * batch, inner, batch * rows * cols);
-    const auto u32_of = [&](int64_t v) { return static_cast<uint32_t>(i32(v)); };
-    ShaderLaunch l{"gemm_tile128",
-                   {u32_of(col_tiles * kGemmGroupSide), u32_of(row_tiles * local_rows), u32_of(batch * splits)},
-                   {kGemmGroupSide, local_rows, 1},
-                   {u32_of(tile_rows), u32_of(splits > 1 ? 0 : blocks.block), u32_of(splits > 1 ? 0 : blocks.valid),
-                    splits}};
-    if (splits == 1) {
-      launch(l, {out, a.tensor, b.tensor, bias ? bias->tensor : a.tensor, residual.defined() ? residual : a.tensor}, p);
-      return;
-    }
-    // The parts' raw sums, then gemm_split_sum adds them up with the epilogue.
-    Tensor partial = empty_vulkan({splits * batch * rows * cols});
-    TiledGemmParams raw = p;
-    raw.has_bias = raw.has_residual = 0;
-    raw.alpha = 1.0f;
-    raw.out_min = -std::numeric_limits<float>::infinity();
-    raw.out_max = std::numeric_limits<float>::infinity();
-    launch(l, {partial, a.tensor, b.tensor, a.tensor, a.tensor}, raw);
-    ShaderLaunch sum = grid_launch("gemm_split_sum", {u32_of((cols + 3) / 4), u32_of(rows), u32_of(batch)},
-                                   {splits, u32_of(blocks.block), u32_of(blocks.valid)});
-    launch(sum, {out, partial, bias ? bias->tensor : partial, residual.defined() ? residual : partial}, p);
+    const int64_t tiles = (cols + kTile128 - 1) / kTile128 * ((rows + tile_rows - 1) / tile_rows) * batch;
+    // Split K for 4/3 work groups per multiprocessor, up to 4 parts of 128+ terms. On the H200
+    // (132 multiprocessors), resnet18 at batch 32: 52 tiles of 2304 terms took 0.308 ms whole and
+    // 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576 terms lost
+    // (0.134 -> 0.142 in 2), hence a bar between.
+    const uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols, compute_units() * 4 / 3, 4, 128);
+    run_tile128(op, "gemm_tile128", {tile_rows, kTile128, splits}, {}, out, a.tensor, b.tensor, bias, residual, blocks,
+                p, nullptr, 0);
     return;
   }
   if (shared_on_gpus && gpu_shaped_kernels()) {
