@@ -57,12 +57,7 @@ layout(binding = 2) uniform samplerBuffer b;
 layout(binding = 3) uniform samplerBuffer bias;  // a stands in when has_bias = 0
 layout(binding = 4) uniform samplerBuffer residual;  // [batch][rows][cols]; a stands in when has_residual = 0
 layout(push_constant) uniform Params {
-  int rows, cols, inner, batch;
-  int a_batch_stride, a_row_stride, a_inner_stride;
-  int b_batch_stride, b_inner_stride, b_col_stride;
-  int bias_offset, bias_row_stride, bias_col_stride, has_bias;
-  float alpha, beta, out_min, out_max;
-  int has_residual;
+#include "gemm_params.glslh"
 };
 
 shared uvec2 a_sh[BM * AS];

@@ -15,37 +15,21 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer Partial { float partial[]; };  // [SPLITS][batch][rows][cols]
 layout(std430, binding = 2) readonly buffer Bias { float bias[]; };          // partial stands in when has_bias = 0
 layout(std430, binding = 3) readonly buffer Residual { float residual[]; };  // partial stands in when has_residual = 0
-// The push-constant block of gemm_tiled.glsl (the host fills one struct for all the GEMMs).
 layout(push_constant) uniform Params {
-  int rows, cols, inner, batch;
-  int a_batch_stride, a_row_stride, a_inner_stride;
-  int b_batch_stride, b_inner_stride, b_col_stride;
-  int bias_offset, bias_row_stride, bias_col_stride, has_bias;
-  float alpha, beta, out_min, out_max;
-  int has_residual;
+#include "gemm_params.glslh"
 };
+
+#include "gemm_epilogue.glslh"
 
 void main() {
   const int q = int(gl_GlobalInvocationID.x), row = int(gl_GlobalInvocationID.y), s = int(gl_GlobalInvocationID.z);
   if (4 * q >= cols || row >= rows || s >= batch) return;
   const int entry_values = batch * rows * cols;
   [[unroll]] for (int c = 0; c < 4; ++c) {
-    const int j = 4 * q + c;
-    if (j >= cols) break;
-    int o = (s * rows + row) * cols + j;
-    if (COL_BLOCK > 0) {
-      const int image = j / COL_BLOCK, pixel = j - image * COL_BLOCK;
-      if (pixel >= COL_VALID) continue;
-      o = (image * rows + row) * COL_VALID + pixel;
-    }
+    const int j = 4 * q + c, o = out_index(s, row, j);
+    if (o < 0) continue;
     float sum = 0.0;
     [[unroll]] for (int p = 0; p < SPLITS; ++p) sum += partial[p * entry_values + (s * rows + row) * cols + j];
-    float e = alpha * sum;
-    if (has_bias == 1) e += beta * bias[bias_offset + row * bias_row_stride + j * bias_col_stride];
-    if (has_residual == 1) e += residual[o];
-    // Compares, not clamp(): NaN stays NaN, as in torch.
-    if (e < out_min) e = out_min;
-    if (e > out_max) e = out_max;
-    y[o] = e;
+    y[o] = epilogue(sum, row, j, o);
   }
 }

@@ -56,14 +56,8 @@ layout(std430, binding = 2) readonly buffer B { vec4 b4[]; };
 #endif
 layout(std430, binding = 3) readonly buffer Bias { float bias[]; };          // a stands in when has_bias = 0
 layout(std430, binding = 4) readonly buffer Residual { float residual[]; };  // a stands in when has_residual = 0
-// The push-constant block of gemm_tiled.glsl (the host fills one struct for both).
 layout(push_constant) uniform Params {
-  int rows, cols, inner, batch;
-  int a_batch_stride, a_row_stride, a_inner_stride;
-  int b_batch_stride, b_inner_stride, b_col_stride;
-  int bias_offset, bias_row_stride, bias_col_stride, has_bias;
-  float alpha, beta, out_min, out_max;
-  int has_residual;
+#include "gemm_params.glslh"
 #if defined(IMPLICIT_CONV)
   // The convolution's geometry (b_batch_stride is an input image's size): pixel j of the
   // output plane reads from (j / out_w * SH - pad_h, j % out_w * SW - pad_w) on.
@@ -81,46 +75,23 @@ shared vec4 b_tile[TK][TILE_N / 4];
 // form of this kernel, with vec4 acc[8][2], ran 6x slower than gemm_tiled on an H200).
 vec4 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
 
-// Where output column j of row `row` goes in out (and residual), or -1 for none.
-int out_index(int s, int row, int j) {
-  if (j >= cols) return -1;
-  if (COL_BLOCK == 0) return (s * rows + row) * cols + j;
-  const int image = j / COL_BLOCK, pixel = j - image * COL_BLOCK;
-  return pixel < COL_VALID ? (image * rows + row) * COL_VALID + pixel : -1;
-}
+#include "gemm_epilogue.glslh"
 
 // Output row `row`: columns c0 .. c0 + 3 from `left`, c0 + TILE_N / 2 .. + 3 from `right`.
 void store_row(int s, int row, int c0, vec4 left, vec4 right) {
-  // Bias reads clamped into the product (rows and columns past it are not stored).
-  const int bias_row = min(row, rows - 1);
+  if (row >= rows) return;
   [[unroll]] for (int h = 0; h < 2; ++h) {
     const int first = c0 + TILE_N / 2 * h;
-    vec4 v = alpha * (h == 0 ? left : right);
-    if (has_bias == 1)
-      [[unroll]] for (int c = 0; c < 4; ++c)
-        v[c] += beta * bias[bias_offset + bias_row * bias_row_stride + min(first + c, cols - 1) * bias_col_stride];
-    if (row < rows && first < cols) {
+    const vec4 v = h == 0 ? left : right;
+    if (first >= cols) continue;
+    if (out_quads()) {  // 4 whole columns, stored as one vec4
       const int o = out_index(s, row, first);
-      // 4 whole columns, stored as one vec4 (the 4 columns lie in one image where there are blocks)
-      if (COL_BLOCK == 0 ? cols % 4 == 0 : COL_VALID == COL_BLOCK && COL_BLOCK % 4 == 0) {
-        if (has_residual == 1) v += vec4(residual[o], residual[o + 1], residual[o + 2], residual[o + 3]);
-        // Compares, not clamp(): NaN stays NaN, as in torch.
-        [[unroll]] for (int c = 0; c < 4; ++c) {
-          if (v[c] < out_min) v[c] = out_min;
-          if (v[c] > out_max) v[c] = out_max;
-        }
-        y4[o / 4] = v;
-      } else {
-        [[unroll]] for (int c = 0; c < 4; ++c) {
-          const int oc = out_index(s, row, first + c);
-          if (oc >= 0) {
-            float e = v[c];
-            if (has_residual == 1) e += residual[oc];
-            if (e < out_min) e = out_min;
-            if (e > out_max) e = out_max;
-            y[oc] = e;
-          }
-        }
+      y4[o / 4] = vec4(epilogue(v.x, row, first, o), epilogue(v.y, row, first + 1, o + 1),
+                       epilogue(v.z, row, first + 2, o + 2), epilogue(v.w, row, first + 3, o + 3));
+    } else {
+      [[unroll]] for (int c = 0; c < 4; ++c) {
+        const int o = out_index(s, row, first + c);
+        if (o >= 0) y[o] = epilogue(v[c], row, first + c, o);
       }
     }
   }

@@ -22,7 +22,7 @@
 namespace tvk::vulkan {
 
 namespace {
-// Must match gemm_tiled.glsl and gemm_rows.glsl.
+// Must match gemm_params.glslh (the push constants of every GEMM shader).
 struct TiledGemmParams {
   int32_t rows, cols, inner, batch;
   int32_t a_batch_stride, a_row_stride, a_inner_stride;
