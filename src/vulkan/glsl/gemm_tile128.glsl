@@ -7,7 +7,7 @@
 // from shared memory feeds 8 multiply-adds where gemm_tiled's 4 x 4 feeds 4, and the loads of the
 // next K slice from memory are in flight while the current one is multiplied. 64-row tiles serve
 // products of at most 64 rows (resnet's 64-channel layers), which a 128-row tile would half idle;
-// 64-column tiles the small planes of convolutions at batch 1.
+// 64-column tiles products of at most 256 columns (the implicit GEMM's small planes).
 // B is read as vec4 along its rows (unit column stride, rows a multiple of 4 floats apart: the
 // host checks), A value by value through its strides. Storage buffers throughout.
 // VARIANT conv2d_igemm IMPLICIT_CONV=1
@@ -126,6 +126,11 @@ vec4 patch_quad(int k) {
 }
 #endif
 
+// A's term gk of row gi, 0 outside the product and this part's terms.
+float load_a(int a_base, int gi, int gk, int k_end) {
+  return gi < rows && gk < k_end ? a[a_base + gi * a_row_stride + gk * a_inner_stride] : 0.0;
+}
+
 // B's quad at row gk (inside this part's terms) and columns b_col .. b_col + 3.
 vec4 load_b(int b_base4, int gk, int b_col) {
 #if defined(IMPLICIT_CONV)
@@ -156,10 +161,7 @@ void main() {
 #endif
 
   float a_next[A_LOADS];  // rows a_m + A_STEP r at column a_k
-  [[unroll]] for (int r = 0; r < A_LOADS; ++r) {
-    const int gi = row0 + a_m + A_STEP * r, gk = k_begin + a_k;
-    a_next[r] = gi < rows && gk < k_end ? a[a_base + gi * a_row_stride + gk * a_inner_stride] : 0.0;
-  }
+  [[unroll]] for (int r = 0; r < A_LOADS; ++r) a_next[r] = load_a(a_base, row0 + a_m + A_STEP * r, k_begin + a_k, k_end);
   vec4 b_next[B_LOADS];
   [[unroll]] for (int q = 0; q < B_LOADS; ++q) {
     const int gk = k_begin + b_k + B_K_STEP * q;
@@ -178,10 +180,7 @@ void main() {
     // The next slice's loads go out before this one's multiply-adds.
     const int k1 = k0 + TK;
     if (k1 < k_end) {
-      [[unroll]] for (int r = 0; r < A_LOADS; ++r) {
-        const int gi = row0 + a_m + A_STEP * r, gk = k1 + a_k;
-        a_next[r] = gi < rows && gk < k_end ? a[a_base + gi * a_row_stride + gk * a_inner_stride] : 0.0;
-      }
+      [[unroll]] for (int r = 0; r < A_LOADS; ++r) a_next[r] = load_a(a_base, row0 + a_m + A_STEP * r, k1 + a_k, k_end);
       [[unroll]] for (int q = 0; q < B_LOADS; ++q) {
         const int gk = k1 + b_k + B_K_STEP * q;
         b_next[q] = gk < k_end && b_col < cols ? load_b(b_base4, gk, b_col) : vec4(0.0);

@@ -635,9 +635,10 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
 // (not Winograd's) on a GPU in fp32: an implicit GEMM (gemm.h's launch_conv_gemm), which needs
 // no patch matrix. On an H200 at batch 32 against im2col + gemm_tile128, two rounds: resnet18's
 // GPU time 3.53 / 3.38 -> 3.34 / 3.24 ms in one session, level in another, its peak memory
-// 555 -> 416 MiB (the 7x7 stem: 0.30 ms, with no 236 MB patch matrix); squeezenet1_1 level. At batch 1 it lost or drew against
-// conv2d_split: resnet18 0.58 ms of GPU time either way (split K's sums cost 0.12 ms of it),
-// squeezenet1_1 0.28 -> 0.36 ms. TVK_CONV_IGEMM=0 keeps im2col + GEMM, to compare.
+// 555 -> 416 MiB (the 7x7 stem: 0.30 ms, with no 236 MB patch matrix); squeezenet1_1 level.
+// At batch 1 it lost or drew against conv2d_split: resnet18 0.58 ms of GPU time either way
+// (split K's sums cost 0.12 ms of it), squeezenet1_1 0.28 -> 0.36 ms. TVK_CONV_IGEMM=0 keeps
+// im2col + GEMM, to compare.
 bool run_implicit_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                        const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   static const bool enabled = switch_on("TVK_CONV_IGEMM");

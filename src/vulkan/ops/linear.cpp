@@ -158,16 +158,30 @@ void run_tile128(const char* op, const std::string& shader, const Tile128Plan& p
 }
 }  // namespace
 
-bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
-                        const Tensor& out, const Tensor& residual) {
-  // TVK_GEMM_TILE128=0: gemm_tiled, to compare. TVK_GEMM_SHARED=0 (below) rules out both.
+namespace {
+// Whether gemm_tile128 and its variant run at all: fp32 products on GPUs. TVK_GEMM_TILE128=0:
+// gemm_tiled instead, to compare; TVK_GEMM_SHARED=0 (launch_tiled_gemm) rules out both.
+bool tile128_enabled() {
   static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
-  return tile128_on && shared_on_gpus && !coopmat_route() && gpu_shaped_kernels() && !a.half && !b.half &&
-         (!bias || !bias->half) && b.col_stride == 1 && b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 &&
-         rows >= kTile128MinRows && (cols >= kTile128MinCols || cols == kTile128) && storage_binding_fits(a.tensor) &&
-         storage_binding_fits(b.tensor) && storage_binding_fits(out) && (!bias || storage_binding_fits(bias->tensor)) &&
-         (!residual.defined() || storage_binding_fits(residual));
+  return tile128_on && shared_on_gpus && !coopmat_route() && gpu_shaped_kernels();
+}
+
+// Whether every tensor a gemm_tile128 launch binds fits one storage binding (bias and residual
+// optional: undefined ones pass).
+bool tile128_bindings_fit(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor& bias,
+                          const Tensor& residual) {
+  return storage_binding_fits(a) && storage_binding_fits(b) && storage_binding_fits(out) &&
+         (!bias.defined() || storage_binding_fits(bias)) && (!residual.defined() || storage_binding_fits(residual));
+}
+}  // namespace
+
+bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
+                        const Tensor& out, const Tensor& residual) {
+  return tile128_enabled() && !a.half && !b.half && (!bias || !bias->half) && b.col_stride == 1 &&
+         b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 && rows >= kTile128MinRows &&
+         (cols >= kTile128MinCols || cols == kTile128) &&
+         tile128_bindings_fit(a.tensor, b.tensor, out, bias ? bias->tensor : Tensor(), residual);
 }
 
 namespace {
@@ -191,10 +205,7 @@ std::pair<int64_t, int64_t> igemm_tile(int64_t rows, int64_t cols) {
 
 bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input, const Tensor& out,
                               const Tensor& bias, const Tensor& residual) {
-  static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
-  return tile128_on && !coopmat_route() && gpu_shaped_kernels() && c.groups == 1 && !c.transposed &&
-         storage_binding_fits(weight) && storage_binding_fits(input) && storage_binding_fits(out) &&
-         (!bias.defined() || storage_binding_fits(bias)) && (!residual.defined() || storage_binding_fits(residual));
+  return tile128_enabled() && c.groups == 1 && !c.transposed && tile128_bindings_fit(weight, input, out, bias, residual);
 }
 
 void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,
