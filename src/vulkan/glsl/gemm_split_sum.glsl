@@ -12,7 +12,7 @@ layout(constant_id = 4) const int COL_BLOCK = 0;
 layout(constant_id = 5) const int COL_VALID = 0;
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer Partial { float partial[]; };  // [SPLITS][batch][rows][cols]
+layout(std430, binding = 1) readonly buffer Partial { float partial[]; };  // gemm_epilogue.glslh's split_part_index
 layout(std430, binding = 2) readonly buffer Bias { float bias[]; };          // partial stands in when has_bias = 0
 layout(std430, binding = 3) readonly buffer Residual { float residual[]; };  // partial stands in when has_residual = 0
 layout(push_constant) uniform Params {
@@ -24,12 +24,11 @@ layout(push_constant) uniform Params {
 void main() {
   const int q = int(gl_GlobalInvocationID.x), row = int(gl_GlobalInvocationID.y), s = int(gl_GlobalInvocationID.z);
   if (4 * q >= cols || row >= rows || s >= batch) return;
-  const int entry_values = batch * rows * cols;
   [[unroll]] for (int c = 0; c < 4; ++c) {
     const int j = 4 * q + c, o = out_index(s, row, j);
     if (o < 0) continue;
     float sum = 0.0;
-    [[unroll]] for (int p = 0; p < SPLITS; ++p) sum += partial[p * entry_values + (s * rows + row) * cols + j];
+    [[unroll]] for (int p = 0; p < SPLITS; ++p) sum += partial[split_part_index(p, s, row, j)];
     y[o] = epilogue(sum, row, j, o);
   }
 }

@@ -27,8 +27,8 @@ layout(constant_id = 4) const int COL_BLOCK = 0;
 layout(constant_id = 5) const int COL_VALID = 0;
 const int TK = 8;  // K per shared-memory step (16 measured no faster on the H200)
 // Split K: work group z = s * SPLITS + part sums part's share of the inner dimension and stores
-// it, raw, as entry part * batch + s of out (the host then passes no bias, residual or clamp,
-// and gemm_split_sum.glsl adds the parts up with the epilogue). 1: no split.
+// it, raw (no epilogue), at gemm_epilogue.glslh's split_part_index in out; gemm_split_sum.glsl
+// adds the parts up with the epilogue. 1: no split.
 layout(constant_id = 6) const int SPLITS = 1;
 layout(constant_id = 7) const int TILE_N = 128;  // columns of a work group's tile: 128 or 64
 const int TX = TILE_N / 8;                      // invocations along x (the host launches this shape)
@@ -77,14 +77,22 @@ vec4 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, 
 
 #include "gemm_epilogue.glslh"
 
-// Output row `row`: columns c0 .. c0 + 3 from `left`, c0 + TILE_N / 2 .. + 3 from `right`.
-void store_row(int s, int row, int c0, vec4 left, vec4 right) {
+// Output row `row` of batch entry s (of split part `part`): columns c0 .. c0 + 3 from `left`,
+// c0 + TILE_N / 2 .. + 3 from `right`.
+void store_row(int s, int part, int row, int c0, vec4 left, vec4 right) {
   if (row >= rows) return;
   [[unroll]] for (int h = 0; h < 2; ++h) {
     const int first = c0 + TILE_N / 2 * h;
     const vec4 v = h == 0 ? left : right;
     if (first >= cols) continue;
-    if (out_quads()) {  // 4 whole columns, stored as one vec4
+    if (SPLITS > 1) {  // this part's raw sums
+      if (cols % 4 == 0) {
+        y4[split_part_index(part, s, row, first) / 4] = v;
+      } else {
+        [[unroll]] for (int c = 0; c < 4; ++c)
+          if (first + c < cols) y[split_part_index(part, s, row, first + c)] = v[c];
+      }
+    } else if (out_quads()) {  // 4 whole columns, stored as one vec4
       const int o = out_index(s, row, first);
       y4[o / 4] = vec4(epilogue(v.x, row, first, o), epilogue(v.y, row, first + 1, o + 1),
                        epilogue(v.z, row, first + 2, o + 2), epilogue(v.w, row, first + 3, o + 3));
@@ -198,13 +206,12 @@ void main() {
   }
 
   const int c0 = col0 + 4 * tx, r0 = row0 + 4 * ty, r1 = row0 + TILE_M / 2 + 4 * ty;
-  const int entry = part * batch + s;
-  store_row(entry, r0, c0, c00, c01);
-  store_row(entry, r0 + 1, c0, c10, c11);
-  store_row(entry, r0 + 2, c0, c20, c21);
-  store_row(entry, r0 + 3, c0, c30, c31);
-  store_row(entry, r1, c0, c40, c41);
-  store_row(entry, r1 + 1, c0, c50, c51);
-  store_row(entry, r1 + 2, c0, c60, c61);
-  store_row(entry, r1 + 3, c0, c70, c71);
+  store_row(s, part, r0, c0, c00, c01);
+  store_row(s, part, r0 + 1, c0, c10, c11);
+  store_row(s, part, r0 + 2, c0, c20, c21);
+  store_row(s, part, r0 + 3, c0, c30, c31);
+  store_row(s, part, r1, c0, c40, c41);
+  store_row(s, part, r1 + 1, c0, c50, c51);
+  store_row(s, part, r1 + 2, c0, c60, c61);
+  store_row(s, part, r1 + 3, c0, c70, c71);
 }

@@ -125,6 +125,7 @@ void run_tile128(const char* op, const std::string& shader, const Tile128Plan& p
   const int64_t row_tiles = (p.rows + plan.tile_rows - 1) / plan.tile_rows;
   const uint32_t local_x = u32_of(plan.tile_cols / 8), local_y = u32_of(plan.tile_rows / 8);  // 8 x 8 per lane
   const uint32_t splits = plan.splits;
+  // Column blocks shape only the epilogue's stores, which a split product leaves to gemm_split_sum.
   ShaderLaunch l{shader,
                  {u32_of(col_tiles * local_x), u32_of(row_tiles * local_y), u32_of(int64_t{p.batch} * splits)},
                  {local_x, local_y, 1},
@@ -144,14 +145,10 @@ void run_tile128(const char* op, const std::string& shader, const Tile128Plan& p
     push(p, out, bias ? bias->tensor : a, residual.defined() ? residual : a);
     return;
   }
-  // The parts' raw sums, then gemm_split_sum adds them up with the epilogue.
+  // The parts' raw sums (gemm_epilogue.glslh's split_part_index: [splits][batch][rows][cols]),
+  // then gemm_split_sum adds them up with the epilogue.
   Tensor partial = empty_vulkan({int64_t{splits} * p.batch * p.rows * p.cols});
-  TiledGemmParams raw = p;
-  raw.has_bias = raw.has_residual = 0;
-  raw.alpha = 1.0f;
-  raw.out_min = -std::numeric_limits<float>::infinity();
-  raw.out_max = std::numeric_limits<float>::infinity();
-  push(raw, partial, a, a);
+  push(p, partial, a, a);
   ShaderLaunch sum = grid_launch("gemm_split_sum", {u32_of((p.cols + 3) / 4), u32_of(p.rows), u32_of(p.batch)},
                                  {splits, u32_of(blocks.block), u32_of(blocks.valid)});
   launch(sum, {out, partial, bias ? bias->tensor : partial, residual.defined() ? residual : partial}, p);
