@@ -3,7 +3,7 @@
 Usage: make_fixtures.py OUT_DIR TVK_CLI
   mobilenet2.pt, mobilenet2-vulkan.pt (tvk optimize), x.bin (the input, raw float32),
   y_torch.bin (torch's output), y_cpp.bin (the C++ API's output through `tvk run` on Vulkan),
-  values.pt (a module whose methods take and return every kind of IValue)."""
+  values.pt (a module whose methods take and return every kind of IValue, with two extra files)."""
 import os, subprocess, sys
 from typing import Dict, List, Optional, Tuple
 
@@ -57,5 +57,8 @@ class Values(torch.nn.Module):
         return torch.relu(x)
 
 
-torch.jit.save(torch.jit.script(Values()), f"{out}/values.pt")
+# With extra files (torch.jit.save's _extra_files), one of them not ASCII, for Module.load's
+# extraFiles.
+torch.jit.save(torch.jit.script(Values()), f"{out}/values.pt",
+               _extra_files={"meta.json": '{"labels": ["cat", "dog"]}', "note.txt": "caf\u00e9 \u2713"})
 print("java fixtures in", out)

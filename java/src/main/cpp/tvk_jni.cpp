@@ -6,6 +6,7 @@
 
 #include <cstdarg>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -334,6 +335,22 @@ JNIEXPORT jobject JNICALL Java_org_tvk_Module_nativeRunMethod(JNIEnv* env, jclas
     std::vector<tvk::IValue> args = items_from_java(env, inputs, 0);
     tvk::IValue result = module->run_method(name, std::move(args));
     return to_java(env, result);
+  });
+}
+
+JNIEXPORT jbyteArray JNICALL Java_org_tvk_Module_nativeExtraFile(JNIEnv* env, jclass, jlong handle, jstring name) {
+  return guarded(env, [&]() -> jbyteArray {
+    const auto& files = reinterpret_cast<tvk::jit::Module*>(handle)->extra_files();
+    const auto it = files.find(java_string(env, name));
+    if (it == files.end()) return nullptr;
+    const std::string& contents = it->second;
+    if (contents.size() > static_cast<size_t>(std::numeric_limits<jsize>::max()))
+      throw tvk::Error("extra file '" + it->first + "' is too large for a Java array");
+    const auto size = static_cast<jsize>(contents.size());
+    jbyteArray bytes = env->NewByteArray(size);
+    if (!bytes) throw JavaExceptionPending{};
+    env->SetByteArrayRegion(bytes, 0, size, reinterpret_cast<const jbyte*>(contents.data()));
+    return bytes;
   });
 }
 

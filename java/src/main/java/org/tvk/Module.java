@@ -1,5 +1,7 @@
 package org.tvk;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -40,6 +42,28 @@ public final class Module implements AutoCloseable {
   /** Loads a model on the CPU. */
   public static Module load(String path) {
     return load(path, Device.CPU);
+  }
+
+  /**
+   * Loads a model, as {@link #load(String, Device)}, and reads extra files from it (what
+   * torch.jit.save's _extra_files wrote), as org.pytorch.Module does: each key of extraFiles
+   * that the file holds gets that extra file's contents, decoded as UTF-8; other keys keep
+   * their values.
+   */
+  public static Module load(String path, Map<String, String> extraFiles, Device device) {
+    if (extraFiles == null) throw new IllegalArgumentException("extraFiles must not be null");
+    Module module = load(path, device);
+    try {
+      for (Map.Entry<String, String> entry : extraFiles.entrySet()) {
+        if (entry.getKey() == null) throw new IllegalArgumentException("extraFiles has a null key");
+        byte[] contents = nativeExtraFile(module.handle, entry.getKey());
+        if (contents != null) entry.setValue(new String(contents, StandardCharsets.UTF_8));
+      }
+    } catch (RuntimeException e) {
+      module.destroy();
+      throw e;
+    }
+    return module;
   }
 
   public IValue forward(IValue... inputs) {
@@ -84,4 +108,7 @@ public final class Module implements AutoCloseable {
   private static native IValue nativeRunMethod(long handle, String method, IValue[] inputs);
 
   private static native void nativeDestroy(long handle);
+
+  /** The extra file `name`'s bytes, or null where the model has none of that name. */
+  private static native byte[] nativeExtraFile(long handle, String name);
 }

@@ -160,6 +160,28 @@ public class ModuleTest {
   }
 
   @Test
+  public void extraFilesAreReadIntoTheMap() {
+    Map<String, String> extra = new LinkedHashMap<>();
+    extra.put("meta.json", "");
+    extra.put("note.txt", "");
+    extra.put("absent.txt", "unchanged");
+    try (Module module = Module.load(Paths.get(dir, "values.pt").toString(), extra, Device.VULKAN)) {
+      assertEquals("{\"labels\": [\"cat\", \"dog\"]}", extra.get("meta.json"));
+      assertEquals("caf\u00e9 \u2713", extra.get("note.txt"));
+      assertEquals("unchanged", extra.get("absent.txt"));
+      // The module works as one loaded without the map.
+      IValue out = module.runMethod("maybe", IValue.optionalNull());
+      assertTrue(out.isNull());
+    }
+    try {
+      Module.load(Paths.get(dir, "missing.pt").toString(), extra, Device.CPU);
+      fail("a missing file loaded");
+    } catch (TvkException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("missing.pt"));
+    }
+  }
+
+  @Test
   public void tensorsCheckTheirBuffers() {
     try {
       Tensor.fromBlob(Tensor.allocateFloatBuffer(5), new long[] {2, 3});
