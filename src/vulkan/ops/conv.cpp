@@ -293,7 +293,11 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   l.local[1] = static_cast<uint32_t>(rows);
   l.global[1] *= static_cast<uint32_t>(rows);
   TVK_CHECK(l.global[1] / rows <= 65535, op, ": ", tiles, " output tiles are too many for one dispatch");
-  const bool vec_in = point && p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
+  // Pointwise layers over planes of whole quads read 4 pixels per load. TVK_SPLIT_VEC_IN=0 reads
+  // them one by one, to measure what vector loads of activations are worth (H200, mobilenet_v2
+  // at batch 1: GPU 0.425 -> 0.453 ms without them; docs/architecture.md, "Tensors").
+  static const bool vec_in_on = switch_on("TVK_SPLIT_VEC_IN");
+  const bool vec_in = vec_in_on && point && p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
                  half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
