@@ -77,6 +77,13 @@ class DeviceCapture {
   // Where to write new bytes for the host data last uploaded from `source` while capturing, so
   // the next replay uploads them instead; nullptr when nothing was uploaded from there.
   virtual void* upload_slot(const void* source, size_t nbytes) const = 0;
+  // A large upload may be sent in chunks, each as soon as the host has written it into its slot,
+  // so that the device copies one chunk while the host writes the next: the chunk size for
+  // `slot` (an upload_slot), 0 where the upload is sent whole with the replay.
+  virtual size_t upload_chunk_bytes(const void* /*slot*/) const { return 0; }
+  // Sends chunk `chunk` of the upload at `slot` for the next replay: chunks in order, each once;
+  // replay() sends those not sent before it.
+  virtual void send_upload_chunk(const void* /*slot*/, size_t /*chunk*/) {}
   // While recording: copies the first `nbytes` of `storage` (a tensor of this device) into host
   // memory as the recording's last step, and again at the end of every replay. Returns where
   // the bytes land, readable once the work has finished; nullptr when the backend has no such

@@ -43,6 +43,18 @@ const VulkanStorage& storage_of(const Tensor& t) {
 
 namespace {
 
+// The chunks in which a recording's input upload is sent (Capture::Upload), so that a replay's
+// copy over the bus overlaps the host's writing of the next chunk into staging memory.
+// TVK_UPLOAD_CHUNK_KB=<n> sets another size (tests use small ones); 0 sends each upload whole,
+// with the recording.
+size_t upload_chunk_bytes() {
+  static const size_t bytes = [] {
+    const char* v = std::getenv("TVK_UPLOAD_CHUNK_KB");
+    return static_cast<size_t>(v ? std::max(0L, std::strtol(v, nullptr, 10)) : 4096) << 10;
+  }();
+  return bytes;
+}
+
 class VulkanCapture final : public DeviceCapture {
  public:
   explicit VulkanCapture(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)), capture_(ctx_->device()) {
@@ -72,6 +84,17 @@ class VulkanCapture final : public DeviceCapture {
       if (u->source == source && u->bytes == nbytes) return u->staging;
     return nullptr;
   }
+  size_t upload_chunk_bytes(const void* slot) const override {
+    const ptrdiff_t i = upload_at(slot);
+    if (i < 0 || capture_.first_run_in_flight()) return 0;
+    const Capture::Upload& u = capture_.uploads()[static_cast<size_t>(i)];
+    return u.chunk_copies.empty() ? 0 : u.chunk_bytes;
+  }
+  void send_upload_chunk(const void* slot, size_t chunk) override {
+    const ptrdiff_t i = upload_at(slot);
+    TVK_CHECK(i >= 0, "no upload was recorded into this slot");
+    ctx_->stream().send_upload_chunk(capture_, static_cast<size_t>(i), chunk);
+  }
   const void* download_slot(const Storage& storage, size_t nbytes) override {
     if (CommandStream::current_capture() != &capture_ || nbytes == 0) return nullptr;
     const Buffer& from = static_cast<const VulkanStorage&>(storage).buffer();
@@ -85,6 +108,14 @@ class VulkanCapture final : public DeviceCapture {
   bool recording() const override { return CommandStream::current_capture() == &capture_; }
 
  private:
+  // The latest upload whose staging memory is `slot`, or -1.
+  ptrdiff_t upload_at(const void* slot) const {
+    const auto& uploads = capture_.uploads();
+    for (size_t i = uploads.size(); i-- > 0;)
+      if (uploads[i].staging == slot) return static_cast<ptrdiff_t>(i);
+    return -1;
+  }
+
   std::shared_ptr<Context> ctx_;
   Capture capture_;
   // Host-cached copies of the outputs, written by the recording's last commands: reading an
@@ -120,8 +151,16 @@ class VulkanBackend final : public DeviceBackend {
     }
     auto staging = std::make_shared<Buffer>(ctx.device(), ctx.memory(), nbytes, MemoryUsage::Staging);
     std::memcpy(staging->mapped(), src, nbytes);
-    if (capture) capture->add_upload({src, staging->mapped(), nbytes});
     // Both ends of the pending copy live until it has run, even if the tensor is dropped now.
+    if (capture) {
+      Capture::Upload u;
+      u.source = src;
+      u.staging = staging->mapped();
+      u.bytes = nbytes;
+      ctx.stream().record_upload(std::move(u), staging->handle(), storage.buffer().handle(), staging->offset(),
+                                 storage.buffer().offset(), upload_chunk_bytes(), {staging, dst});
+      return;
+    }
     ctx.stream().copy(staging->handle(), storage.buffer().handle(), nbytes, staging->offset(), storage.buffer().offset(),
                       {staging, dst});
   }

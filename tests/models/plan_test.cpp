@@ -107,6 +107,44 @@ TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignature
   EXPECT_EQ(s.eager_runs, 0u) << s.last_fallback;
 }
 
+// Each replay must compute on that call's bytes, in every chunk where the upload is sent in
+// chunks (Capture::Upload: inputs of 8 MiB and more by default; UploadChunks.model_tests sends
+// this one's 1.8 MB in 64 KiB chunks). squeezenet1_1 because its output follows its input (the
+// mobilenet_v2 miniature's barely does).
+TEST(PlannedExecution, ReplaysOfALargeInputComputeOnEachCallsData) {
+  NEED_MODELS_AND_VULKAN();
+  if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
+  const std::string dir = models_dir();
+  MobileOptimizerOptions o;
+  o.backend = MobileBackend::Vulkan;
+  const std::string path =
+      (fs::temp_directory_path() / ("tvk_plan_squeezenet_" + std::to_string(::getpid()) + ".pt")).string();
+  optimize_for_mobile(load(dir + "/squeezenet1_1_script.pt"), o).save(path);
+  Module m = load(path, Device::Vulkan);
+  fs::remove(path);
+  Module reference = load(dir + "/squeezenet1_1_script.pt");
+  const Tensor image = io::read_npy(dir + "/squeezenet1_1_input.npy");
+  constexpr int64_t kImages = 3;
+  const int64_t per_image = image.numel();
+  // Call c's image i: the test image, scaled and shifted by image and call.
+  auto batch = [&](int c) {
+    Tensor x = zeros({kImages, image.size(1), image.size(2), image.size(3)});
+    for (int64_t i = 0; i < kImages; ++i)
+      for (int64_t j = 0; j < per_image; ++j)
+        x.data<float>()[i * per_image + j] =
+            image.data<float>()[j] * (1.0f - 0.2f * static_cast<float>(i)) + 0.1f * static_cast<float>(c);
+    return x;
+  };
+  const std::vector<Tensor> inputs = {batch(0), batch(1), batch(2)};
+  std::vector<Tensor> expected;
+  for (const Tensor& x : inputs) expected.push_back(run(reference, x));
+  ASSERT_GT(relative_diff(expected[0], expected[1]), 1e-2) << "the calls' outputs must differ for the test to mean anything";
+  for (int call : {0, 1, 0, 2, 1}) EXPECT_LE(relative_diff(run(m, inputs[call]), expected[call]), 1e-4) << "call " << call;
+  const ExecutionStats s = stats_of(m);
+  EXPECT_EQ(s.plans_built, 1u);
+  EXPECT_EQ(s.replays, 4u);
+}
+
 TEST(PlannedExecution, OneModuleFromFourThreadsGivesTheSingleThreadedResult) {
   NEED_MODELS_AND_VULKAN();
   // The contract (docs/architecture.md): Module::forward may be called from several threads at

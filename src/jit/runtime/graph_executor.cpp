@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -180,6 +182,7 @@ struct GraphExecutor::Plan {
     size_t index = 0;          // WriteInput: the input; RunSegment: the segment
     int value = -1;            // WriteValue: the CPU tensor whose bytes an upload sends
     void* slot = nullptr;      // Write*: where those bytes go
+    DeviceCapture* segment = nullptr;  // Write*: the recording whose upload slot it is
     size_t bytes = 0;          // Write*: how many the recording uploaded
     std::vector<Fetch> fetches;  // RunSegment: its downloads
     const Node* node = nullptr;  // Host: the node, its top-level position, its arguments
@@ -479,6 +482,7 @@ void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IVa
       write.value = node.args[0].value->id;
       write.bytes = upload_source.nbytes();
       write.slot = state.segment->upload_slot(upload_source.raw_data(), write.bytes);
+      write.segment = state.segment;
       if (write.slot != nullptr) {
         state.plan->steps.push_back(std::move(write));
         return;
@@ -563,6 +567,62 @@ void copy_input(void* dst, const void* src, size_t bytes) {
 }
 }  // namespace
 
+namespace {
+// copy_input for an upload the device takes in chunks of `chunk` bytes
+// (DeviceCapture::upload_chunk_bytes): the same threads each copy their share of chunk 0, then
+// of chunk 1, and so on, and whichever finishes a chunk's last share sends it (and any complete
+// ones after it, in order), so the device copies chunk i while the host writes chunk i + 1.
+void copy_input_in_chunks(void* dst, const void* src, size_t bytes, size_t chunk, DeviceCapture& segment) {
+  constexpr size_t kPerThread = size_t{1} << 20, kMaxThreads = 8;  // as copy_input
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>({bytes / kPerThread, std::max(1u, std::thread::hardware_concurrency()), kMaxThreads}));
+  const size_t chunks = (bytes + chunk - 1) / chunk;
+  std::mutex mutex;
+  std::vector<size_t> shares_left(chunks, threads);
+  size_t next_to_send = 0;
+  std::exception_ptr error;
+  auto copy_shares = [&](size_t t) {
+    for (size_t c = 0; c < chunks; ++c) {
+      const size_t begin = c * chunk, length = std::min(chunk, bytes - begin);
+      const size_t share = (length / threads + 63) / 64 * 64;
+      const size_t from = std::min(length, t * share), to = std::min(length, from + share);
+      std::memcpy(static_cast<uint8_t*>(dst) + begin + from, static_cast<const uint8_t*>(src) + begin + from, to - from);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (--shares_left[c] > 0) continue;
+      for (; next_to_send < chunks && shares_left[next_to_send] == 0 && !error; ++next_to_send) {
+        try {
+          segment.send_upload_chunk(dst, next_to_send);
+        } catch (...) {
+          error = std::current_exception();  // the replay then sends what was not sent
+        }
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  size_t started = 1;
+  try {
+    for (; started < threads; ++started) workers.emplace_back(copy_shares, started);
+  } catch (const std::system_error&) {
+  }
+  copy_shares(0);
+  // No thread to be had: the shares not handed out are copied here (their chunks sent as they
+  // complete).
+  for (size_t t = started; t < threads; ++t) copy_shares(t);
+  for (std::thread& w : workers) w.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// A replay's bytes for an upload slot: sent chunk by chunk as they are written where the
+// recording allows, else written for the segment's replay to send.
+void write_slot(DeviceCapture* segment, void* slot, size_t bytes, const void* source) {
+  if (const size_t chunk = segment ? segment->upload_chunk_bytes(slot) : 0; chunk > 0 && bytes > chunk) {
+    copy_input_in_chunks(slot, source, bytes, chunk, *segment);
+    return;
+  }
+  copy_input(slot, source, bytes);
+}
+}  // namespace
+
 bool GraphExecutor::replay(Plan& plan, const Stack& inputs, Device device, bool outputs_to_cpu,
                            IValue* result) const {
   // Values host steps make on this call; the rest stay as the recording fixed them.
@@ -572,14 +632,14 @@ bool GraphExecutor::replay(Plan& plan, const Stack& inputs, Device device, bool 
   for (const Plan::Step& step : plan.steps) {
     switch (step.kind) {
       case Plan::Step::Kind::WriteInput:
-        copy_input(step.slot, inputs[step.index].toTensor().raw_data(), step.bytes);
+        write_slot(step.segment, step.slot, step.bytes, inputs[step.index].toTensor().raw_data());
         break;
       case Plan::Step::Kind::WriteValue: {
         const IValue& v = env[step.value];
         if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().device() != Device::CPU ||
             v.toTensor().nbytes() != step.bytes || !v.toTensor().is_contiguous())
           return false;
-        copy_input(step.slot, v.toTensor().raw_data(), step.bytes);
+        write_slot(step.segment, step.slot, step.bytes, v.toTensor().raw_data());
         break;
       }
       case Plan::Step::Kind::RunSegment: {
@@ -670,6 +730,7 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
       write.index = i;
       write.bytes = source.nbytes();
       write.slot = state.segment->upload_slot(source.raw_data(), write.bytes);
+      write.segment = state.segment;
       if (write.slot == nullptr && write.bytes > 0) state.fail("an input's upload was not recorded");
       plan->steps.push_back(write);
     }

@@ -516,9 +516,59 @@ void CommandStream::begin_capture(Capture& capture) {
   t_capture = &capture;
 }
 
+void CommandStream::record_upload(Capture::Upload u, VkBuffer staging, VkBuffer dst, VkDeviceSize staging_offset,
+                                  VkDeviceSize dst_offset, size_t chunk_bytes,
+                                  std::vector<std::shared_ptr<const void>> keep) {
+  Capture* capture = t_capture;
+  TVK_CHECK(capture != nullptr, "an upload recorded while not capturing");
+  // Before any other command: the capture's first command then has a barrier for everything
+  // earlier on the queue, these copies included (barrier_for: a fresh recording's first).
+  const bool head = capture->recs_.size() == 1 && capture->rec().fresh;
+  if (!head || chunk_bytes == 0 || u.bytes < 2 * chunk_bytes) {
+    copy(staging, dst, u.bytes, staging_offset, dst_offset, std::move(keep));
+    capture->uploads_.push_back(std::move(u));
+    return;
+  }
+  u.chunk_bytes = chunk_bytes;
+  for (size_t begin = 0; begin < u.bytes; begin += chunk_bytes) {
+    VkCommandBuffer commands = allocate_command_buffer(device_.handle(), capture->pool_);
+    u.chunk_copies.push_back(commands);
+    auto info = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    VK_CHECK(vkBeginCommandBuffer(commands, &info));
+    VkBufferCopy region{staging_offset + begin, dst_offset + begin, std::min(chunk_bytes, u.bytes - begin)};
+    vkCmdCopyBuffer(commands, staging, dst, 1, &region);
+    VK_CHECK(vkEndCommandBuffer(commands));
+  }
+  ++capture->commands_;
+  auto& kept = capture->recs_.front()->keep_alive;
+  kept.insert(kept.end(), std::make_move_iterator(keep.begin()), std::make_move_iterator(keep.end()));
+  capture->uploads_.push_back(std::move(u));
+}
+
+void CommandStream::send_upload_chunk(Capture& capture, size_t upload, size_t chunk) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  TVK_CHECK(upload < capture.uploads_.size(), "no upload ", upload, " in this capture");
+  Capture::Upload& u = capture.uploads_[upload];
+  TVK_CHECK(chunk == u.chunks_sent && chunk < u.chunk_copies.size(), "upload chunk ", chunk, " sent out of order");
+  TVK_CHECK(capture.submitted_ == 0, "an upload chunk sent while the capture's first run is in flight");
+  submit_locked();  // eager work queued before runs first
+  auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &u.chunk_copies[chunk];
+  VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE));
+  ++submits_;
+  ++u.chunks_sent;
+}
+
 void CommandStream::submit_capture_locked(Capture& capture, VkFence fence) {
   submit_locked();  // eager work queued before (weights being packed, say) runs first
   std::vector<VkCommandBuffer> buffers;
+  // A run's start: the upload chunks not sent ahead go first.
+  if (capture.submitted_ == 0)
+    for (Capture::Upload& u : capture.uploads_) {
+      for (size_t i = u.chunks_sent; i < u.chunk_copies.size(); ++i) buffers.push_back(u.chunk_copies[i]);
+      u.chunks_sent = u.chunk_copies.size();
+    }
   for (size_t i = capture.submitted_; i < capture.recs_.size(); ++i) buffers.push_back(capture.recs_[i]->commands);
   auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   submit.commandBufferCount = static_cast<uint32_t>(buffers.size());
@@ -565,6 +615,10 @@ void CommandStream::replay(Capture& capture) {
   }
   wait_fence(capture.fence_);
   VK_CHECK(vkResetFences(device_.handle(), 1, &capture.fence_));
+  {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    for (Capture::Upload& u : capture.uploads_) u.chunks_sent = 0;  // the next run sends them again
+  }
   dispatches_total_ += capture.dispatches();
 }
 

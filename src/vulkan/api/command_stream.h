@@ -87,14 +87,20 @@ class Capture {
   const std::shared_ptr<MemoryPool>& arena() const { return arena_; }
 
   // A host upload made while capturing: replay() sends what is in `staging` again, so writing
-  // new bytes there changes what the next replay uploads.
+  // new bytes there changes what the next replay uploads. A large upload recorded before any
+  // other command (a model's input) is not in the capture's command buffers but copied by
+  // command buffers of its own, one per chunk of `chunk_bytes`, which
+  // CommandStream::send_upload_chunk may submit one by one ahead of the replay, each as soon as
+  // the host has written its part of `staging`.
   struct Upload {
     const void* source = nullptr;  // the host pointer the data came from while capturing
     uint8_t* staging = nullptr;
     size_t bytes = 0;
+    size_t chunk_bytes = 0;
+    std::vector<VkCommandBuffer> chunk_copies;  // empty: the copy is in the capture's commands
+    size_t chunks_sent = 0;  // of this run, guarded by the stream's lock
   };
   const std::vector<Upload>& uploads() const { return uploads_; }
-  void add_upload(const Upload& u) { uploads_.push_back(u); }
 
  private:
   friend class CommandStream;
@@ -133,6 +139,15 @@ class CommandStream {
   // `keep` as for dispatch.
   void copy(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0, VkDeviceSize dst_offset = 0,
             std::vector<std::shared_ptr<const void>> keep = {});
+  // Records the upload `u` (its staging buffer `staging` at staging_offset, to dst at
+  // dst_offset) into the capture being recorded on this thread: in chunks of its own when it
+  // comes before any other command and is at least `chunk_bytes` x 2 (Capture::Upload), else as
+  // copy(). chunk_bytes 0: never in chunks.
+  void record_upload(Capture::Upload u, VkBuffer staging, VkBuffer dst, VkDeviceSize staging_offset,
+                     VkDeviceSize dst_offset, size_t chunk_bytes, std::vector<std::shared_ptr<const void>> keep);
+  // Submits chunk `chunk` of the capture's upload `upload` (one with chunk_copies) for the next
+  // run; replay() submits the chunks not sent before it.
+  void send_upload_chunk(Capture& capture, size_t upload, size_t chunk);
 
   // Submits what is recorded without waiting.
   void flush();
