@@ -87,7 +87,8 @@ TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignature
   const Tensor large = io::read_npy(dir + "/mobilenet_v2_input256.npy");
   const Tensor large_expected = io::read_npy(dir + "/mobilenet_v2_expected256_0.npy");
   // New data in the same signature: torch has no file for it, so the reference is the same
-  // model run op by op on the CPU.
+  // model run op by op on the CPU. (This miniature's output barely depends on its input, so
+  // ReplaysOfALargeInputComputeOnEachCallsData checks new data, on squeezenet1_1.)
   Tensor b = zeros(a.sizes());
   for (int64_t i = 0; i < b.numel(); ++i) b.data<float>()[i] = 1.0f - a.data<float>()[i] * 0.5f;
   Module reference = load(dir + "/mobilenet_v2_script.pt");
