@@ -539,13 +539,19 @@ IValue GraphExecutor::run_eager(Stack inputs, Device device, bool outputs_to_cpu
 }
 
 namespace {
-// Copies a replay's input into its staging memory. One core copies about 6 GB/s, so a batch of
-// images (19 MB for 32 at 224x224) takes 3 ms alone; large copies are spread over threads.
-void copy_input(void* dst, const void* src, size_t bytes) {
-  // 1 MiB per thread, up to 8: on the H200's host a batch-32 input (19 MB) took 1.7 ms of host
-  // time in 4 threads of 4 MiB, 1.3-1.4 ms in 8 (16 threads: 1.6-2.3 ms).
+// Threads for copying `bytes` of a replay's input into staging memory. One core copies about
+// 6 GB/s, so a batch of images (19 MB for 32 at 224x224) takes 3 ms alone: 1 MiB per thread, up
+// to 8. On the H200's host that batch took 1.7 ms of host time in 4 threads of 4 MiB, 1.3-1.4
+// ms in 8 (16 threads: 1.6-2.3 ms).
+size_t copy_threads(size_t bytes) {
   constexpr size_t kPerThread = size_t{1} << 20, kMaxThreads = 8;
-  const size_t threads = std::min<size_t>({bytes / kPerThread, std::max(1u, std::thread::hardware_concurrency()), kMaxThreads});
+  return std::max<size_t>(
+      1, std::min<size_t>({bytes / kPerThread, std::max(1u, std::thread::hardware_concurrency()), kMaxThreads}));
+}
+
+// Copies a replay's input into its staging memory, over copy_threads threads.
+void copy_input(void* dst, const void* src, size_t bytes) {
+  const size_t threads = copy_threads(bytes);
   if (threads < 2) {
     std::memcpy(dst, src, bytes);
     return;
@@ -573,9 +579,7 @@ namespace {
 // of chunk 1, and so on, and whichever finishes a chunk's last share sends it (and any complete
 // ones after it, in order), so the device copies chunk i while the host writes chunk i + 1.
 void copy_input_in_chunks(void* dst, const void* src, size_t bytes, size_t chunk, DeviceCapture& segment) {
-  constexpr size_t kPerThread = size_t{1} << 20, kMaxThreads = 8;  // as copy_input
-  const size_t threads = std::max<size_t>(
-      1, std::min<size_t>({bytes / kPerThread, std::max(1u, std::thread::hardware_concurrency()), kMaxThreads}));
+  const size_t threads = copy_threads(bytes);
   const size_t chunks = (bytes + chunk - 1) / chunk;
   std::mutex mutex;
   std::vector<size_t> shares_left(chunks, threads);
