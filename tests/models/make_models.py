@@ -430,6 +430,48 @@ def randomize_norms(model, generator):
                 m.bias.uniform_(-0.2, 0.2, generator=generator)
 
 
+def calibrate_norms(model, x):
+    """Sets each BatchNorm's running statistics to those of its own input on x, in one pass (as
+    training would leave them). With only random statistics, mobilenet_v2's activations keep
+    little of their input: each layer's normalization divides by a variance near 1 that its
+    input does not have, the per-channel offsets take over, and the output moved 3.5e-7
+    relative between two different images, too little for a test on new data to notice."""
+    def set_statistics(norm, inputs):
+        t = inputs[0]
+        norm.running_mean.copy_(t.mean(dim=(0, 2, 3)))
+        norm.running_var.copy_(t.var(dim=(0, 2, 3), unbiased=False) + 1e-3)
+
+    hooks = [m.register_forward_pre_hook(set_statistics) for m in model.modules()
+             if isinstance(m, torch.nn.BatchNorm2d)]
+    with torch.no_grad():
+        model(x)
+    for h in hooks:
+        h.remove()
+
+
+def fp16_storage_error(model, x, expected):
+    """What storing weights and activations in 16-bit floats alone costs: the model with its
+    weights and every layer's output rounded to fp16 (arithmetic in fp32), as max |diff| /
+    max |expected|. The bound the fp16 precision test holds tvk to, with a margin."""
+    import copy
+
+    def rounded(t):
+        return t.half().float()
+
+    m = copy.deepcopy(model)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, (torch.nn.Conv2d, torch.nn.Linear)):
+                mod.weight.copy_(rounded(mod.weight))
+                if mod.bias is not None:
+                    mod.bias.copy_(rounded(mod.bias))
+        for mod in m.modules():
+            if isinstance(mod, (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.ReLU6, torch.nn.Linear)):
+                mod.register_forward_hook(lambda _m, _i, out: rounded(out))
+        y = m(rounded(x))
+    return float((y - expected).abs().max() / expected.abs().max())
+
+
 def flatten(out):
     if out is None:
         return []
@@ -595,6 +637,8 @@ def main():
             continue
         model = build(name, args.small).eval()
         randomize_norms(model, torch.Generator().manual_seed(2))
+        if name == "mobilenet_v2":
+            calibrate_norms(model, torch.rand(2, 3, 224, 224, generator=torch.Generator().manual_seed(4)))
         size = 64 if name in SMALL_SCRIPTED else 224
         x = torch.rand(1, 3, size, size, generator=torch.Generator().manual_seed(1))
         np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
@@ -603,6 +647,8 @@ def main():
         for i, e in enumerate(expected):
             np.save(os.path.join(args.out_dir, "%s_expected%d.npy" % (name, i)), e.numpy())
         if name == "mobilenet_v2":
+            np.save(os.path.join(args.out_dir, "mobilenet_v2_fp16_storage_error.npy"),
+                    np.array([fp16_storage_error(model, x, expected[0])], dtype=np.float32))
             # Other image sizes: a frozen, optimized model must accept every shape the original did.
             for other in (160, 256):
                 y = torch.rand(1, 3, other, other, generator=torch.Generator().manual_seed(other))
