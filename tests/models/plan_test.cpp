@@ -87,8 +87,7 @@ TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignature
   const Tensor large = io::read_npy(dir + "/mobilenet_v2_input256.npy");
   const Tensor large_expected = io::read_npy(dir + "/mobilenet_v2_expected256_0.npy");
   // New data in the same signature: torch has no file for it, so the reference is the same
-  // model run op by op on the CPU. (This miniature's output barely depends on its input, so
-  // ReplaysOfALargeInputComputeOnEachCallsData checks new data, on squeezenet1_1.)
+  // model run op by op on the CPU.
   Tensor b = zeros(a.sizes());
   for (int64_t i = 0; i < b.numel(); ++i) b.data<float>()[i] = 1.0f - a.data<float>()[i] * 0.5f;
   Module reference = load(dir + "/mobilenet_v2_script.pt");
@@ -110,8 +109,7 @@ TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignature
 
 // Each replay must compute on that call's bytes, in every chunk where the upload is sent in
 // chunks (Capture::Upload: inputs of 8 MiB and more by default; UploadChunks.model_tests sends
-// this one's 1.8 MB in 64 KiB chunks). squeezenet1_1 because its output follows its input (the
-// mobilenet_v2 miniature's barely does).
+// this one's 1.8 MB in 64 KiB chunks). The test fails unless the calls' expected outputs differ.
 TEST(PlannedExecution, ReplaysOfALargeInputComputeOnEachCallsData) {
   NEED_MODELS_AND_VULKAN();
   if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
