@@ -549,36 +549,13 @@ size_t copy_threads(size_t bytes) {
       1, std::min<size_t>({bytes / kPerThread, std::max(1u, std::thread::hardware_concurrency()), kMaxThreads}));
 }
 
-// Copies a replay's input into its staging memory, over copy_threads threads.
-void copy_input(void* dst, const void* src, size_t bytes) {
-  const size_t threads = copy_threads(bytes);
-  if (threads < 2) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  const size_t part = (bytes / threads + 63) / 64 * 64;
-  std::vector<std::thread> workers;
-  auto copy_part = [=](size_t i) {
-    const size_t begin = std::min(bytes, i * part), end = std::min(bytes, begin + part);
-    std::memcpy(static_cast<uint8_t*>(dst) + begin, static_cast<const uint8_t*>(src) + begin, end - begin);
-  };
-  try {
-    for (size_t i = 1; i < threads; ++i) workers.emplace_back(copy_part, i);
-  } catch (const std::system_error&) {
-    // No thread to be had: the parts not handed out are copied here.
-    for (size_t i = workers.size() + 1; i < threads; ++i) copy_part(i);
-  }
-  copy_part(0);
-  for (std::thread& t : workers) t.join();
-}
-}  // namespace
-
-namespace {
-// copy_input for an upload the device takes in chunks of `chunk` bytes
-// (DeviceCapture::upload_chunk_bytes): the same threads each copy their share of chunk 0, then
-// of chunk 1, and so on, and whichever finishes a chunk's last share sends it (and any complete
-// ones after it, in order), so the device copies chunk i while the host writes chunk i + 1.
-void copy_input_in_chunks(void* dst, const void* src, size_t bytes, size_t chunk, DeviceCapture& segment) {
+// Copies a replay's input into its staging memory over copy_threads threads, in chunks of
+// `chunk` bytes: each thread copies its share of chunk 0, then of chunk 1, and so on. With
+// `sender` (an upload the device takes in chunks, DeviceCapture::upload_chunk_bytes), whichever
+// thread finishes a chunk's last share sends it (and any complete ones after it, in order), so
+// the device copies chunk i while the host writes chunk i + 1.
+void copy_input(void* dst, const void* src, size_t bytes, size_t chunk, DeviceCapture* sender) {
+  if (bytes == 0) return;
   const size_t threads = copy_threads(bytes);
   const size_t chunks = (bytes + chunk - 1) / chunk;
   std::mutex mutex;
@@ -591,11 +568,12 @@ void copy_input_in_chunks(void* dst, const void* src, size_t bytes, size_t chunk
       const size_t share = (length / threads + 63) / 64 * 64;
       const size_t from = std::min(length, t * share), to = std::min(length, from + share);
       std::memcpy(static_cast<uint8_t*>(dst) + begin + from, static_cast<const uint8_t*>(src) + begin + from, to - from);
+      if (!sender) continue;
       std::lock_guard<std::mutex> lock(mutex);
       if (--shares_left[c] > 0) continue;
       for (; next_to_send < chunks && shares_left[next_to_send] == 0 && !error; ++next_to_send) {
         try {
-          segment.send_upload_chunk(dst, next_to_send);
+          sender->send_upload_chunk(dst, next_to_send);
         } catch (...) {
           error = std::current_exception();  // the replay then sends what was not sent
         }
@@ -620,10 +598,10 @@ void copy_input_in_chunks(void* dst, const void* src, size_t bytes, size_t chunk
 // recording allows, else written for the segment's replay to send.
 void write_slot(DeviceCapture* segment, void* slot, size_t bytes, const void* source) {
   if (const size_t chunk = segment ? segment->upload_chunk_bytes(slot) : 0; chunk > 0 && bytes > chunk) {
-    copy_input_in_chunks(slot, source, bytes, chunk, *segment);
+    copy_input(slot, source, bytes, chunk, segment);
     return;
   }
-  copy_input(slot, source, bytes);
+  copy_input(slot, source, bytes, bytes, nullptr);
 }
 }  // namespace
 
