@@ -452,7 +452,7 @@ def calibrate_norms(model, x):
 def fp16_storage_error(model, x, expected):
     """What storing weights and activations in 16-bit floats alone costs: the model with its
     weights and every layer's output rounded to fp16 (arithmetic in fp32), as max |diff| /
-    max |expected|. The bound the fp16 precision test holds tvk to, with a margin."""
+    max |expected|. The bound the fp16 precision test (and bench/accuracy.py) holds tvk to."""
     import copy
 
     def rounded(t):
