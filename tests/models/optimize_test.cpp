@@ -197,11 +197,12 @@ TEST(OptimizeForMobile, NamedTupleOutputsSurviveOptimizeSaveAndLoad) {
 }
 
 // fp16 precision (issue 9): the packed weights of a whole model as 16-bit floats, outputs within
-// 1e-2 relative of torch's fp32, or, where that is larger, within what fp16 storage costs this
-// model in torch itself (weights and every layer's output rounded to fp16, make_models.py's
-// fp16_storage_error). The fixture's output follows its input (calibrated batch norms), so
-// fp16's rounding shows: torch's own rounding costs it about 2%, tvk's 1.3% on lavapipe, and
-// 2.8% when the driver's packHalf2x16 truncated half of the weights (half_round.glslh).
+// 1e-2 relative of torch's fp32 and within what fp16 storage costs this model in torch itself
+// (weights and every layer's output rounded to fp16, make_models.py's fp16_storage_error: 2.0%).
+// The fixture's output follows its input (calibrated batch norms), so fp16's rounding shows:
+// tvk is 0.65% off on lavapipe; 1.3% with the stem's weights in fp16 too (conv.cpp's
+// kStemChannels), 2.8% when the driver's packHalf2x16 truncated half the weights
+// (half_round.glslh).
 TEST(OptimizeForMobile, Fp16PrecisionKeepsMobilenetWithinTorchsFp16StorageError) {
   TVK_NEED_MODELS();
   TVK_NEED_VULKAN();
@@ -215,7 +216,7 @@ TEST(OptimizeForMobile, Fp16PrecisionKeepsMobilenetWithinTorchsFp16StorageError)
   const double storage_error =
       io::read_npy(models_dir() + "/mobilenet_v2_fp16_storage_error.npy").data<float>()[0];
   ASSERT_GT(storage_error, 0.0);
-  EXPECT_LE(diff, std::max(1e-2, storage_error)) << "torch's fp16 storage error: " << storage_error;
+  EXPECT_LE(diff, std::min(1e-2, storage_error)) << "torch's fp16 storage error: " << storage_error;
   EXPECT_GT(diff, 1e-5) << "as close as fp32: the fp16 weights were not used";
 }
 
