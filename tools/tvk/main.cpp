@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,8 +164,8 @@ tvk::IntList parse_shape(const std::string& text) {
 // every op it calls, and reports which backends support each.
 // What the file is before what it calls: format version, lite bytecode, extra files, and the
 // prepacked or quantized parts of its module graph.
-void print_archive_summary(const std::string& path, const tvk::jit::ModuleState& module) {
-  const tvk::jit::ArchiveSummary s = tvk::jit::summarize_archive(tvk::jit::ZipReader::open(path), module);
+void print_archive_summary(const tvk::jit::ZipReader& zip, const tvk::jit::ModuleState& module) {
+  const tvk::jit::ArchiveSummary s = tvk::jit::summarize_archive(zip, module);
   std::printf("archive format version %lld (written by PyTorch, which records no producer version in it); "
               "TorchScript code: %s; lite-interpreter bytecode (.ptl): %s\n",
               static_cast<long long>(s.format_version), yes_no(s.has_code), yes_no(s.lite));
@@ -181,8 +182,14 @@ void print_archive_summary(const std::string& path, const tvk::jit::ModuleState&
 int cmd_check(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--input-shape", "--method"}, {"--cpu-fallback", "--input-list"});
   apply_cpu_fallback(args);
-  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
-  print_archive_summary(args.model(), *module.state());
+  // One read of the file serves the module and its summary; its bytes go before the run.
+  std::optional<tvk::jit::Module> loaded;
+  {
+    const tvk::jit::ZipReader zip = tvk::jit::ZipReader::open(args.model());
+    loaded.emplace(tvk::jit::import_archive(zip, args.model(), tvk::Device::CPU));
+    print_archive_summary(zip, *loaded->state());
+  }
+  tvk::jit::Module& module = *loaded;
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   if (inputs.empty()) inputs.emplace_back(tvk::rand(parse_shape(args.get("--input-shape", "1,3,224,224")), 0));
