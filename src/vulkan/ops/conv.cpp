@@ -559,9 +559,7 @@ bool conv_gemm_fp32() {
 bool conv_gemm_wanted() {
   if (conv_gemm_forced()) return true;
   if (conv_gemm_switch() == "0") return false;
-  return (Context::get()->device().physical().cooperative_matrix() && vulkan_precision() == Precision::FP16 &&
-          switch_on("TVK_COOPMAT")) ||
-         conv_gemm_fp32();
+  return gemm_on_tensor_cores() || conv_gemm_fp32();
 }
 
 namespace {
@@ -611,8 +609,10 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
       (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
     return false;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  // In fp16 precision the patch matrix holds halves, as the weights do (plane_padded is even).
-  const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
+  // In fp16 precision the patch matrix holds halves, as the weights do (plane_padded is even);
+  // also beside a stem's fp32 weights where the product runs on tensor cores, which round both
+  // operands to fp16 anyway.
+  const bool half = w.gemm_format == Buffer::TexelFormat::R16F || gemm_on_tensor_cores();
   Tensor col = empty_vulkan({half ? p.batch * rows * plane_padded / 2 : p.batch * rows * plane_padded});
   TVK_CHECK(texel_view_fits(col, half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32), op,
             ": the patch matrix of ", p.batch * rows * plane_padded, " values exceeds this device's texel buffer limit");

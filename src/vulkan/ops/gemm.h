@@ -32,6 +32,11 @@ struct GemmBias {
 // lavapipe (65535 loop iterations). TVK_TILED_GEMM=0: never, to compare.
 bool use_tiled_gemm(int64_t rows, int64_t inner);
 
+// Whether launch_tiled_gemm's products run on tensor cores (gemm_coopmat.glsl), their operands
+// rounded to fp16: fp16 precision on a device with cooperative matrices (docs/architecture.md).
+// TVK_COOPMAT=0 keeps the fp32 kernels, to compare.
+bool gemm_on_tensor_cores();
+
 // b's columns as the pixels of several images side by side, `block` columns per image of which
 // the first `valid` are real (the rest pad each image to whole texels): out and the residual are
 // then NCHW, [cols / block][rows][valid], so that one product serves a whole batch. block 0:

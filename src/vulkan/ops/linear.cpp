@@ -79,14 +79,13 @@ CoopmatTile coopmat_tile() {
 }
 }  // namespace
 
-namespace {
-// Whether products run on tensor cores (gemm_coopmat.glsl): fp16 precision on a device with
-// cooperative matrices (docs/architecture.md). TVK_COOPMAT=0 keeps the fp32 kernels, to compare.
-bool coopmat_route() {
+bool gemm_on_tensor_cores() {
   static const bool coopmat_on = switch_on("TVK_COOPMAT");
   return coopmat_on && Context::get()->device().physical().cooperative_matrix() &&
          vulkan_precision() == Precision::FP16;
 }
+
+namespace {
 
 // Into how many parts gemm_tile128 splits a product's inner dimension: enough for `fill` work
 // groups where its tiles are fewer, up to max_splits parts of at least min_terms terms each,
@@ -161,7 +160,7 @@ namespace {
 bool tile128_enabled() {
   static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
   static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
-  return tile128_on && shared_on_gpus && !coopmat_route() && gpu_shaped_kernels();
+  return tile128_on && shared_on_gpus && !gemm_on_tensor_cores() && gpu_shaped_kernels();
 }
 
 // Whether every tensor a gemm_tile128 launch binds fits one storage binding (bias and residual
@@ -277,7 +276,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   const Binding bias_texels = bias ? texels(bias->tensor, bias->half, false) : texels(a.tensor, a.half, false);
   const Binding residual_texels = residual.defined() ? texels1(residual) : texels(a.tensor, a.half, false);
   // Tensor cores, operands rounded to fp16.
-  if (coopmat_route()) {
+  if (gemm_on_tensor_cores()) {
     const PhysicalDeviceInfo& device = Context::get()->device().physical();
     static const CoopmatTile tile = coopmat_tile();
     auto tiles = [op](int64_t n, uint32_t side) { return static_cast<uint32_t>(to_i32(op, (n + side - 1) / side)); };
