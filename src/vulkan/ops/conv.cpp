@@ -612,11 +612,12 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   // In fp16 precision the patch matrix holds halves, as the weights do (plane_padded is even);
   // also beside a stem's fp32 weights where the product runs on tensor cores, which round both
   // operands to fp16 anyway.
-  const bool half = w.gemm_format == Buffer::TexelFormat::R16F || gemm_on_tensor_cores();
+  const bool half_weights = w.gemm_format == Buffer::TexelFormat::R16F;
+  const bool half = half_weights || gemm_on_tensor_cores();
   Tensor col = empty_vulkan({half ? p.batch * rows * plane_padded / 2 : p.batch * rows * plane_padded});
   TVK_CHECK(texel_view_fits(col, half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32), op,
             ": the patch matrix of ", p.batch * rows * plane_padded, " values exceeds this device's texel buffer limit");
-  const GemmOperand a{w.gemm_weight, 0, rows, 1, half};
+  const GemmOperand a{w.gemm_weight, 0, rows, 1, half_weights};
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   // One product over the whole batch where gemm_tile128 takes it (gemm.h's column blocks): a
   // product per image of a small plane (resnet's 7x7 layers: 49 columns) would idle most of
