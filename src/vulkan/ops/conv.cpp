@@ -609,11 +609,11 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
       (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
     return false;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  // In fp16 precision the patch matrix holds halves, as the weights do (plane_padded is even);
-  // also beside a stem's fp32 weights where the product runs on tensor cores, which round both
-  // operands to fp16 anyway.
+  // In fp16 precision the patch matrix holds halves (plane_padded is even), beside a stem's fp32
+  // weights too: convolutions take this route in fp16 on tensor cores, which round both
+  // operands to fp16 anyway (or under TVK_CONV_GEMM=1, which tests the mixed formats).
   const bool half_weights = w.gemm_format == Buffer::TexelFormat::R16F;
-  const bool half = half_weights || gemm_on_tensor_cores();
+  const bool half = half_weights || vulkan_precision() == Precision::FP16;
   Tensor col = empty_vulkan({half ? p.batch * rows * plane_padded / 2 : p.batch * rows * plane_padded});
   TVK_CHECK(texel_view_fits(col, half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32), op,
             ": the patch matrix of ", p.batch * rows * plane_padded, " values exceeds this device's texel buffer limit");
