@@ -479,7 +479,8 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   // A stem (an ungrouped convolution of at most 4 input channels: the image's) keeps fp32
   // weights in fp16 precision. Its few weights weigh on everything after it: with its weights
   // alone rounded to fp16, torch's mobilenet_v2 fixture is 0.95% off fp32, with every other
-  // layer's 0.74%, with all 1.19%. Its packed weights are at most a few kilobytes.
+  // layer's 0.74%, with all 1.19%. Its packed weights are at most a few kilobytes. The lambda
+  // shadows vulkan::store_weights, so that every store below follows this rule.
   const bool stem = groups == 1 && !transposed && weight.dim() == 4 && weight.size(1) <= kStemChannels;
   auto store_weights = [stem](const Tensor& values, Buffer::TexelFormat full, Buffer::TexelFormat half) {
     return stem ? StoredWeights{values, full} : vulkan::store_weights(values, full, half);
