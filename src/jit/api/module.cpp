@@ -87,6 +87,21 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
   view.interpreter->forbid_attribute_writes(true);
   try {
     std::unique_ptr<Graph> graph = freeze_method(view, method);
+    // On Vulkan, convolutions and linear layers with constant weights pack them once, here, as
+    // optimize_for_mobile does, instead of on every call, and take the activations after them
+    // into their epilogues: the same kernels, 52 fewer dispatches per call for squeezenet1_1
+    // (26 packings, 26 relus). The packed weights are kept beside the module's own. Where
+    // packing fails, the graph runs the ops as written.
+    if (state.device == Device::Vulkan) {
+      try {
+        if (insert_prepacked_ops(*graph) > 0) {
+          fuse_clamp_into_packed_conv(*graph);
+          fold_prepacking(*graph);
+        }
+      } catch (const Error&) {
+        graph = freeze_method(view, method);
+      }
+    }
     fuse_add_into_packed_conv(*graph);
     fuse_cat_of_packed_convs(*graph);
     return state.graphs[method] = std::make_shared<GraphExecutor>(std::shared_ptr<const Graph>(std::move(graph)));

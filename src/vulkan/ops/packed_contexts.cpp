@@ -357,11 +357,13 @@ void linear_set_state(Object& self, const IValue& state) {
 
 }  // namespace
 
-// create_* run where their arguments are (CPU tensors at optimize time) and pack onto the GPU.
+// create_* run where their arguments are (CPU tensors at optimize time, Vulkan ones when a model
+// loaded for Vulkan is planned: module.cpp's graph_of) and pack onto the GPU.
 TVK_REGISTER_OP("vulkan_prepack::create_conv2d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
                 "int[2] dilation, int groups, Scalar? output_min=None, Scalar? output_max=None) -> "
                 "__torch__.torch.classes.vulkan.Conv2dPackedContext",
                 create_conv2d_context);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::create_conv2d_context", create_conv2d_context);
 TVK_REGISTER_OP("vulkan_prepack::run_conv2d_context(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext "
                 "W_prepack) -> Tensor Y",
                 nullptr);
@@ -378,6 +380,7 @@ TVK_REGISTER_OP("vulkan_prepack::create_tconv2d_context(Tensor W, Tensor? B, int
                 "int[2] output_padding, int[2] dilation, int groups, Scalar? output_min=None, "
                 "Scalar? output_max=None) -> __torch__.torch.classes.vulkan.Conv2dPackedContext",
                 create_tconv2d_context);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::create_tconv2d_context", create_tconv2d_context);
 TVK_REGISTER_OP("vulkan_prepack::run_tconv2d_context(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext "
                 "W_prepack) -> Tensor Y",
                 nullptr);
@@ -385,6 +388,7 @@ TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_tconv2d_context", run_tconv2d_co
 TVK_REGISTER_OP("vulkan_prepack::create_linear_context(Tensor W, Tensor? B) -> "
                 "__torch__.torch.classes.vulkan.LinearPackedContext",
                 create_linear_context);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::create_linear_context", create_linear_context);
 TVK_REGISTER_OP("vulkan_prepack::run_linear_context(Tensor X, __torch__.torch.classes.vulkan.LinearPackedContext "
                 "BW_prepack) -> Tensor Y",
                 nullptr);
