@@ -144,29 +144,34 @@ TEST(PlannedExecution, ReplaysOfALargeInputComputeOnEachCallsData) {
   EXPECT_EQ(s.replays, 4u);
 }
 
-// A model loaded for Vulkan without optimize_for_mobile packs its convolution weights once, when
-// its method is planned, and fuses the relus after them, instead of packing on every call
-// (module.cpp's graph_of): the planned graph has no aten::conv2d or relu left, and its results
-// are torch's, for new data too.
-TEST(PlannedExecution, LoadedModelsPackTheirWeightsOnceWhenPlanned) {
+// A model loaded for Vulkan without optimize_for_mobile is planned as optimize_for_mobile would
+// run it (module.cpp's graph_of): batch norms folded, weights packed once instead of on every
+// call, clamps and residual adds fused. The planned graph has none of those ops left, and its
+// results are torch's, for new data too.
+TEST(PlannedExecution, LoadedModelsArePlannedAsOptimizedOnes) {
   NEED_MODELS_AND_VULKAN();
   if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
   const std::string dir = models_dir();
-  Module m = load(dir + "/squeezenet1_1_script.pt", Device::Vulkan);
-  Module reference = load(dir + "/squeezenet1_1_script.pt");
-  const Tensor image = io::read_npy(dir + "/squeezenet1_1_input.npy");
-  Tensor shifted = image.clone();
-  for (int64_t i = 0; i < shifted.numel(); ++i) shifted.data<float>()[i] = 1.0f - shifted.data<float>()[i];
-  for (const Tensor* x : std::initializer_list<const Tensor*>{&image, &shifted, &image})
-    EXPECT_LE(relative_diff(run(m, *x), run(reference, *x)), 1e-4);
-  ASSERT_EQ(m.state()->graphs.count("forward"), 1u) << "not planned";
-  const auto h = m.state()->graphs.at("forward")->graph().op_histogram();
-  auto count = [&h](const std::string& op) { return h.count(op) ? h.at(op) : 0; };
-  EXPECT_EQ(count("aten::conv2d") + count("aten::_convolution"), 0);
-  EXPECT_EQ(count("aten::relu") + count("aten::relu_"), 0);
-  EXPECT_EQ(count("vulkan_prepack::create_conv2d_context"), 0) << "packing left to every call";
-  EXPECT_GT(count("vulkan_prepack::run_conv2d_context") + count("tvk::run_conv2d_contexts_cat"), 0);
-  EXPECT_EQ(stats_of(m).plans_built, 1u);
+  for (const std::string name : {"squeezenet1_1", "mobilenet_v2", "resnet18"}) {
+    SCOPED_TRACE(name);
+    Module m = load(dir + "/" + name + "_script.pt", Device::Vulkan);
+    Module reference = load(dir + "/" + name + "_script.pt");
+    const Tensor image = io::read_npy(dir + "/" + name + "_input.npy");
+    Tensor flipped = image.clone();
+    for (int64_t i = 0; i < flipped.numel(); ++i) flipped.data<float>()[i] = 1.0f - flipped.data<float>()[i];
+    for (const Tensor* x : std::initializer_list<const Tensor*>{&image, &flipped, &image})
+      EXPECT_LE(relative_diff(run(m, *x), run(reference, *x)), 1e-4);
+    ASSERT_EQ(m.state()->graphs.count("forward"), 1u) << "not planned";
+    const auto h = m.state()->graphs.at("forward")->graph().op_histogram();
+    auto count = [&h](const std::string& op) { return h.count(op) ? h.at(op) : 0; };
+    EXPECT_EQ(count("aten::conv2d") + count("aten::_convolution") + count("aten::linear"), 0);
+    EXPECT_EQ(count("aten::batch_norm"), 0);
+    EXPECT_EQ(count("aten::relu") + count("aten::relu_") + count("aten::hardtanh") + count("aten::hardtanh_"), 0);
+    EXPECT_EQ(count("aten::add") + count("aten::add_"), 0) << "residual adds not fused";
+    EXPECT_EQ(count("vulkan_prepack::create_conv2d_context") + count("vulkan_prepack::create_linear_context"), 0)
+        << "packing left to every call";
+    EXPECT_EQ(stats_of(m).plans_built, 1u);
+  }
 }
 
 TEST(PlannedExecution, OneModuleFromFourThreadsGivesTheSingleThreadedResult) {

@@ -87,16 +87,18 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
   view.interpreter->forbid_attribute_writes(true);
   try {
     std::unique_ptr<Graph> graph = freeze_method(view, method);
-    // On Vulkan, convolutions and linear layers with constant weights pack them once, here, as
-    // optimize_for_mobile does, instead of on every call, and take the activations after them
-    // into their epilogues: the same kernels, 52 fewer dispatches per call for squeezenet1_1
-    // (26 packings, 26 relus). The packed weights are kept beside the module's own. Where
-    // packing fails, the graph runs the ops as written.
+    // On Vulkan, as optimize_for_mobile does: batch norms fold into the convolutions before
+    // them, and convolutions and linear layers with constant weights pack them once, here, with
+    // the clamps after them in their epilogues, instead of packing on every call. The packed
+    // weights are kept beside the module's own. Where this fails, the graph runs the ops as
+    // written.
     if (state.device == Device::Vulkan) {
       try {
+        fold_conv_batch_norm(*graph);
         if (insert_prepacked_ops(*graph) > 0) {
           fuse_clamp_into_packed_conv(*graph);
           fold_prepacking(*graph);
+          remove_mutation(*graph);  // an in-place add_ after a convolution fuses below as add
         }
       } catch (const Error&) {
         graph = freeze_method(view, method);

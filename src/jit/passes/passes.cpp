@@ -297,7 +297,11 @@ int insert_prepacked_ops(Graph& g) {
         // (input, weight, bias?): the context takes t(weight), as PyTorch's rewrite does.
         if (!is_const_tensor(n->args[1]) || n->args[1].constant.toTensor().dim() != 2 || !all_constant(*n, 1)) continue;
         const Tensor w = n->args[1].constant.toTensor();
-        weight_t = Arg::of(IValue(w.as_strided({w.size(1), w.size(0)}, {w.stride(1), w.stride(0)}, w.storage_offset())));
+        // A Vulkan weight (a model loaded for Vulkan, planned) is transposed by a copy: Vulkan
+        // tensors are contiguous.
+        weight_t = Arg::of(w.device() == Device::CPU
+                               ? IValue(w.as_strided({w.size(1), w.size(0)}, {w.stride(1), w.stride(0)}, w.storage_offset()))
+                               : ops::call("aten::t", {IValue(w)}));
         bias = n->args[2];
         input = n->args[0];
       } else {
