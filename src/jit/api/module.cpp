@@ -99,6 +99,7 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
           fuse_clamp_into_packed_conv(*graph);
           fold_prepacking(*graph);
           remove_mutation(*graph);  // an in-place add_ after a convolution fuses below as add
+          eliminate_dead_code(*graph);  // frees the folded weights the packed ones replace
         }
       } catch (const Error&) {
         graph = freeze_method(view, method);
