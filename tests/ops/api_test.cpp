@@ -246,8 +246,7 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
                                      conv2d(px, pw, pb), linear(lx, lw, lb), linear(tx, lw, lb),
                                      conv2d(sx, sw, b, {2}, {1})};
   const size_t stem = expected.size() - 1;
-  const char* conv_gemm = std::getenv("TVK_CONV_GEMM");
-  const bool stem_patches_in_halves = conv_gemm && std::string(conv_gemm) == "1";
+  const bool stem_patches_in_halves = testing_support::env_or("TVK_CONV_GEMM", "") == "1";
   set_vulkan_precision(Precision::FP32);
   const std::vector<Tensor> full = run_all();
   set_vulkan_precision(Precision::FP16);
