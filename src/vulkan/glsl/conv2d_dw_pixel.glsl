@@ -14,14 +14,12 @@ layout(constant_id = 5) const int SH = 1;
 layout(constant_id = 6) const int SW = 1;
 layout(constant_id = 7) const int DH = 1;
 layout(constant_id = 8) const int DW = 1;
-layout(constant_id = 9) const int HALF = 0;     // 1: weights are 16-bit floats, two per uint
-layout(constant_id = 10) const int ALIGNED = 0;  // 1: out_w % 4 == 0, a quad is one vec4 store
+layout(constant_id = 9) const int ALIGNED = 0;  // 1: out_w % 4 == 0, a quad is one vec4 store
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 2) readonly buffer W { float w[]; };
-layout(std430, binding = 2) readonly buffer WH { uint wh[]; };
 layout(std430, binding = 3) readonly buffer B { float b[]; };  // the weight stands in when has_bias = 0
 layout(push_constant) uniform Params {
   int in_w, in_h, channels, batch;
@@ -32,8 +30,6 @@ layout(push_constant) uniform Params {
 };
 
 const int SPAN = 3 * SW + (KW - 1) * DW + 1;  // input values of a row span
-
-float weight(int i) { return HALF == 1 ? unpackHalf2x16(wh[i >> 1])[i & 1] : w[i]; }
 
 void main() {
   int ox0 = int(gl_GlobalInvocationID.x) * 4, oy = int(gl_GlobalInvocationID.y);
@@ -54,7 +50,7 @@ void main() {
     }
     for (int kx = 0; kx < KW; ++kx)
       acc += vec4(row[kx * DW], row[kx * DW + SW], row[kx * DW + 2 * SW], row[kx * DW + 3 * SW]) *
-             weight(c * KH * KW + ky * KW + kx);
+             w[c * KH * KW + ky * KW + kx];
   }
   acc = clamp(acc, out_min, out_max);
   int o = plane_id * out_h * out_w + oy * out_w + ox0;
