@@ -132,6 +132,8 @@ PhysicalDeviceInfo describe(VkInstance instance, VkPhysicalDevice dev, uint32_t 
     info.subgroup_size = subgroup.subgroupSize;
     info.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
                                (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;
+    info.subgroup_shuffle = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                            (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
     if (has_driver_props) {
       info.driver_name = driver.driverName;
       info.driver_info = driver.driverInfo;

@@ -28,6 +28,7 @@ struct PhysicalDeviceInfo {
   // (VK_AMD_shader_core_properties); 0 elsewhere. Sizes work grids (gemm_tile128's split K).
   uint32_t compute_units = 0;
   bool subgroup_arithmetic = false;  // subgroupAdd and friends in compute shaders
+  bool subgroup_shuffle = false;     // subgroupShuffle and subgroupShuffleXor in compute shaders
   bool fp16_arithmetic = false;
   bool storage_16bit = false;
   // Cooperative matrices (VK_NV_cooperative_matrix, with shaderFloat16 and the Vulkan memory

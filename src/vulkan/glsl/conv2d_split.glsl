@@ -1,8 +1,10 @@
 // Ungrouped convolution for GPUs at batch 1, written for latency: each row (y) of a work group
 // computes 4 output pixels x 8 output channels (one channel block), and the row's S lanes split
 // the sum's K = in_c x KH x KW terms (lane t takes t, t + S, ...), UNROLL terms' loads in flight
-// at a time, so that no lane waits on more than a few dependent rounds of memory. The partial
-// sums meet through subgroupAdd, then through shared memory across the row's subgroups. The
+// at a time, so that no lane waits on more than a few dependent rounds of memory. The tile's 32
+// partial sums meet by a reduce-scatter within each subgroup (each lane ends with the
+// subgroup's totals of some of them: 31 shuffles per lane in a subgroup of 32, where a
+// subgroupAdd of each took 160), then through shared memory across the row's subgroups. The
 // group's up to 4 rows take consecutive channel blocks of the same pixels, so that they read the
 // same inputs (the later rows from the cache).
 // Weights are conv2d_pack's ([blocks][K][8] then the bias), read as vec4 (or, in fp16, as a
@@ -11,7 +13,7 @@
 // no masks.
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int SH = 1;
@@ -23,6 +25,7 @@ layout(constant_id = 8) const int KH = 1;
 layout(constant_id = 9) const int KW = 1;
 layout(constant_id = 10) const int DH = 1;
 layout(constant_id = 11) const int DW = 1;
+layout(constant_id = 12) const int SUBGROUP = 32;  // the device's subgroup size, 8 or more
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
@@ -41,8 +44,10 @@ layout(push_constant) uniform Params {
 const int UNROLL = 4;  // terms per lane in flight
 const int TAPS = KH * KW;
 const bool POINT = TAPS == 1;
-// 8 per subgroup; subgroups have at least 8 lanes and do not straddle rows.
-shared vec4 partial[gl_WorkGroupSize.x * gl_WorkGroupSize.y];
+// A tile's 32 sums per subgroup; subgroups have at least 8 lanes and do not straddle rows.
+shared float partial[4 * gl_WorkGroupSize.x * gl_WorkGroupSize.y];
+// Lanes among which the reduce-scatter splits the 32 sums, and sums each ends with.
+const int SCATTER = SUBGROUP < 32 ? SUBGROUP : 32, KEPT = 32 / SCATTER;
 
 vec4 weight(int i) {
   if (HALF == 1) {
@@ -114,9 +119,33 @@ void main() {
       acc[4] += v[u] * wh4[u].x; acc[5] += v[u] * wh4[u].y; acc[6] += v[u] * wh4[u].z; acc[7] += v[u] * wh4[u].w;
     }
   }
-  for (int j = 0; j < 8; ++j) acc[j] = subgroupAdd(acc[j]);
-  if (subgroupElect())
-    for (int j = 0; j < 8; ++j) partial[gl_SubgroupID * 8 + j] = acc[j];
+  // Reduce-scatter of the 32 sums (sum j * 4 + i: pixel i, channel j of the block): at each step
+  // a lane keeps half of its live sums, the half its partner (lane ^ o) gives away, and adds the
+  // partner's. Lane l ends with the subgroup's totals of sums (l % SCATTER) * KEPT + k, k < KEPT.
+  float sums[32];
+  [[unroll]] for (int j = 0; j < 8; ++j)
+    [[unroll]] for (int i = 0; i < 4; ++i) sums[j * 4 + i] = acc[j][i];
+  // Step S (of 5) halves the live sums to 16 >> S, between lanes SCATTER >> (S + 1) apart; the
+  // bounds are literals so that every index is constant once unrolled.
+#define SCATTER_STEP(S)                                                                       \
+  if ((SCATTER >> (S + 1)) >= 1) {                                                            \
+    const uint o = uint(SCATTER >> (S + 1));                                                  \
+    const bool upper = (gl_SubgroupInvocationID & o) != 0u;                                   \
+    [[unroll]] for (int k = 0; k < (16 >> S); ++k) {                                          \
+      const float given = subgroupShuffleXor(upper ? sums[k] : sums[k + (16 >> S)], o);       \
+      sums[k] = (upper ? sums[k + (16 >> S)] : sums[k]) + given;                              \
+    }                                                                                         \
+  }
+  SCATTER_STEP(0)
+  SCATTER_STEP(1)
+  SCATTER_STEP(2)
+  SCATTER_STEP(3)
+  SCATTER_STEP(4)
+  // Subgroups wider than 32: lanes l and l ^ 32, ... hold parts of the same sum.
+  [[unroll]] for (int o = 32; o < SUBGROUP; o *= 2) sums[0] += subgroupShuffleXor(sums[0], uint(o));
+  const int sublane = int(gl_SubgroupInvocationID);
+  if (sublane < SCATTER)
+    [[unroll]] for (int k = 0; k < KEPT; ++k) partial[gl_SubgroupID * 32 + sublane * KEPT + k] = sums[k];
   barrier();
   // Lane t (t < 32) of a row stores pixel t % 4 of output channel t / 4 of the row's block.
   if (lane >= 32 || block >= blocks) return;
@@ -125,7 +154,7 @@ void main() {
   if (oc >= out_c || p >= plane) return;
   float s = weight(blocks * in_c * TAPS * 2 + block * 2 + j / 4)[j % 4];
   int row_subgroups = S / int(gl_SubgroupSize), first = row * row_subgroups;
-  for (int g = first; g < first + row_subgroups; ++g) s += partial[g * 8 + j][i];
+  for (int g = first; g < first + row_subgroups; ++g) s += partial[g * 32 + lane];
   int o = (n * out_c + oc) * plane + p;
   if (HAS_RESIDUAL == 1) s += residual[o];
   y[o] = clamp(s, out_min, out_max);

@@ -253,8 +253,10 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
 // lanes would mostly idle: 16 -> 96 channels at 112x112 took 48 us this way, 14 us in
 // conv2d_oc8). Larger kernels (up to 32 taps: the shader keeps a bit per tap) take it from 32
 // input channels: squeezenet1_1's GPU time 0.358 -> 0.333 ms, resnet18's 0.62 -> 0.58-0.62 ms,
-// against conv2d_oc8's split-K tile. At batch 2+ conv2d_oc8's tiles win. Returns false where it
-// does not apply.
+// against conv2d_oc8's split-K tile. At batch 2+ conv2d_oc8's tiles win. The row's partial sums
+// meet by a reduce-scatter of shuffles, where 8 subgroupAdds of vec4s had cost each lane 5 times
+// as many (H200, batch 1, GPU time, three rounds: mobilenet_v2 0.491 -> 0.431 ms, resnet18 0.575
+// -> 0.530, squeezenet1_1 0.318 -> 0.282). Returns false where it does not apply.
 bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   // TVK_CONV_SPLIT=0 leaves these to conv2d_oc8 (to compare the two).
@@ -262,7 +264,7 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   const bool point = p.kernel_h == 1 && p.kernel_w == 1;
   const int64_t min_channels = point ? 64 : 32;
   const PhysicalDeviceInfo& dev = Context::get()->device().physical();
-  if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_arithmetic || dev.subgroup_size < kBlock ||
+  if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_shuffle || dev.subgroup_size < kBlock ||
       dev.subgroup_size > 256 || p.groups != 1 || p.transposed || p.batch != 1 || p.in_channels < min_channels ||
       (point && (p.padding[0] != 0 || p.padding[1] != 0)) || p.kernel_h * p.kernel_w > 32 ||
       (w.weight_format != Buffer::TexelFormat::RGBA32 && w.weight_format != Buffer::TexelFormat::RGBA16F))
@@ -274,11 +276,12 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
                            i32(p.out_w),        i32(p.out_h), i32(p.out_channels), i32(blocks),
                            i32(quads),          out_min,      out_max,             i32(p.padding[1]),
                            i32(p.padding[0])};
-  // Terms per lane: up to 4 input channels of a 1x1 kernel (all in flight together), 64 of a
-  // larger one. Measured on an H200 (resnet18, batch 1, GPU time): 8 terms 0.88 ms, 16 0.76,
-  // 32 0.64, 64 0.59, 128 0.60, 256 0.67-0.69: fewer lanes pay less for the partial sums'
-  // reduction, until too few lanes share the work.
-  const int64_t terms = p.in_channels * p.kernel_h * p.kernel_w, per_lane = point ? 4 : 64;
+  // Terms per lane: up to 8 input channels of a 1x1 kernel, 64 terms of a larger one. Measured
+  // on an H200 (batch 1, GPU time) with the reduce-scatter: resnet18 with 16 terms 0.651 ms, 32
+  // 0.566, 64 0.531, 128 0.549; mobilenet_v2 with 1 channel 0.504 ms, 2 0.467, 4 0.429, 8 0.416,
+  // 16 0.418 (squeezenet1_1 0.282 with 4, 0.276 with 8): fewer lanes pay less for the partial
+  // sums' reduction, until too few lanes share the work.
+  const int64_t terms = p.in_channels * p.kernel_h * p.kernel_w, per_lane = point ? 8 : 64;
   // Lanes enough that each takes at most per_lane terms, 32 to 256; at least 32, as 32 lanes
   // store the tile.
   uint32_t group = 32;
@@ -303,7 +306,7 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
                  half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
-                 u32(op, p.dilation[1])};
+                 u32(op, p.dilation[1]),  dev.subgroup_size};
   launch(l, {out, input, w.weight, residual.defined() ? residual : input}, params);
   return true;
 }
@@ -389,8 +392,10 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
   TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32) &&
                 (!residual.defined() || texel_view_fits(residual, Buffer::TexelFormat::R32)),
             op, ": the input ", input.shape_string(), " exceeds this device's texel buffer limit");
-  // The GEMM kernels read the transformed weights, and V, as 16-bit floats in fp16 precision.
-  const bool half = w.winograd_gemm && w.winograd_format == Buffer::TexelFormat::R16F;
+  // The GEMM kernels read the transformed weights, and V, as 16-bit floats in fp16 precision
+  // (V's pairs are packed across lanes by a subgroup shuffle; without one, V stays fp32).
+  const bool half_weights = w.winograd_gemm && w.winograd_format == Buffer::TexelFormat::R16F;
+  const bool half = half_weights && Context::get()->device().physical().subgroup_shuffle;
   for (int64_t n0 = 0; n0 < p.batch; n0 += image_chunk) {
     const int64_t images = std::min(image_chunk, p.batch - n0);
     Binding y(out);
@@ -415,7 +420,7 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
       const int64_t cols = images * tiles4;
       Tensor m = empty_vulkan({kWinogradSets, p.out_channels, 1, cols});
       if (w.winograd_gemm) {
-        const GemmOperand a{w.winograd, p.out_channels * p.in_channels, p.in_channels, 1, half};
+        const GemmOperand a{w.winograd, p.out_channels * p.in_channels, p.in_channels, 1, half_weights};
         const GemmOperand b{v, p.in_channels * cols, cols, 1, half};
         launch_tiled_gemm(op, m, kWinogradSets, p.out_channels, p.in_channels, cols, a, b, nullptr, 1.0, 1.0);
       } else {
