@@ -269,6 +269,12 @@ def generate(torch, c):
         ((1, 64, 7, 7), (64, 64, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
         ((1, 19, 7, 7), (19, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 19),
         ((2, 8, 6, 8), (8, 1, 3, 3), True, [1, 1], [1, 1], [1, 1], 8),  # rows of whole quads
+        # conv2d_split's filter rows as aligned vec4s (3 wide, horizontal stride 1 and padding 1,
+        # rows of whole quads): quads at both ends of a row and between them; one quad per row
+        # (both ends at once); a 5x3 kernel with vertical stride, padding and dilation.
+        ((1, 40, 8, 12), (20, 40, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        ((1, 32, 5, 4), (9, 32, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
+        ((1, 36, 9, 8), (12, 36, 5, 3), False, [2, 1], [2, 1], [2, 1], 1),
     ]
     for xs, ws, has_b, st, pad, dil, g in conv_cases:
         x, w = r(xs), r(ws)

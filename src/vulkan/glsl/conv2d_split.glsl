@@ -26,6 +26,9 @@ layout(constant_id = 9) const int KW = 1;
 layout(constant_id = 10) const int DH = 1;
 layout(constant_id = 11) const int DW = 1;
 layout(constant_id = 12) const int SUBGROUP = 32;  // the device's subgroup size, 8 or more
+// 1: filter rows 3 wide at horizontal stride and dilation 1 and padding 1 over rows of whole
+// vec4s (in_w = out_w, a multiple of 4): each term is a filter row, read as 3 aligned vec4s.
+layout(constant_id = 13) const int ROW3 = 0;
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
@@ -90,33 +93,64 @@ void main() {
   // channel e / TAPS: neighbouring lanes read neighbouring weights and, along a filter row,
   // neighbouring inputs.
   int K = in_c * TAPS;
-  for (int e0 = lane; e0 < K; e0 += UNROLL * S) {
-    vec4 v[UNROLL], wl[UNROLL], wh4[UNROLL];
-    [[unroll]] for (int u = 0; u < UNROLL; ++u) {
-      int e = e0 + u * S;
-      bool ok = e < K;
-      int ec = min(e, K - 1);
-      int c = ec / TAPS, t = ec % TAPS;
-      int d = c * in_plane + (t / KW) * DH * in_w + (t % KW) * DW;
-      vec4 xv;
-      if (POINT) {
-        xv = VEC_IN == 1 ? x4[(src[0] + d) / 4]
-                         : vec4(x[src[0] + d], x[src[1] + d], x[src[2] + d], x[src[3] + d]);
-      } else {
-        // Taps outside the image read element 0 and count as 0: no branch around the load.
-        bvec4 in4 = bvec4((inside[0] >> t & 1u) != 0u, (inside[1] >> t & 1u) != 0u,
-                          (inside[2] >> t & 1u) != 0u, (inside[3] >> t & 1u) != 0u);
-        xv = vec4(x[in4.x ? src[0] + d : 0], x[in4.y ? src[1] + d : 0], x[in4.z ? src[2] + d : 0],
-                  x[in4.w ? src[3] + d : 0]);
-        xv = mix(vec4(0.0), xv, in4);
+  if (ROW3 == 1) {
+    // The quad is columns 4k .. 4k + 3 of one output row; a filter row over it reads input
+    // columns 4k - 1 .. 4k + 4: the last value of the vec4 before, the vec4 at 4k, and the
+    // first of the vec4 after (0 past the row's ends). Term e is filter row e % KH of channel
+    // e / KH; 2 terms' loads in flight (9 vec4s each).
+    const int k4 = (quad * 4 % out_w) / 4, iy0 = (quad * 4 / out_w) * SH - pad_h, row4 = in_w / 4;
+    const int rows_k = in_c * KH;
+    for (int e0 = lane; e0 < rows_k; e0 += 2 * S) {
+      vec4 lo[2], mid[2], hi[2], wt[2][6];
+      [[unroll]] for (int u = 0; u < 2; ++u) {
+        const int e = min(e0 + u * S, rows_k - 1), c = e / KH, ky = e % KH;
+        const int iy = iy0 + ky * DH;
+        const bool ok = e0 + u * S < rows_k && iy >= 0 && iy < in_h;
+        const int at = ((n * in_c + c) * in_plane + clamp(iy, 0, in_h - 1) * in_w) / 4 + k4;
+        lo[u] = ok && k4 > 0 ? x4[at - 1] : vec4(0.0);
+        mid[u] = ok ? x4[at] : vec4(0.0);
+        hi[u] = ok && k4 + 1 < row4 ? x4[at + 1] : vec4(0.0);
+        const int wi = wbase + (c * TAPS + ky * 3) * 2;
+        [[unroll]] for (int j = 0; j < 6; ++j) wt[u][j] = weight(wi + j);
       }
-      v[u] = ok ? xv : vec4(0.0);
-      wl[u] = weight(wbase + ec * 2);
-      wh4[u] = weight(wbase + ec * 2 + 1);
+      [[unroll]] for (int u = 0; u < 2; ++u) {
+        const vec4 taps[3] = vec4[3](vec4(lo[u].w, mid[u].xyz), mid[u], vec4(mid[u].yzw, hi[u].x));
+        [[unroll]] for (int kx = 0; kx < 3; ++kx) {
+          const vec4 v = taps[kx], wl = wt[u][kx * 2], wh = wt[u][kx * 2 + 1];
+          acc[0] += v * wl.x; acc[1] += v * wl.y; acc[2] += v * wl.z; acc[3] += v * wl.w;
+          acc[4] += v * wh.x; acc[5] += v * wh.y; acc[6] += v * wh.z; acc[7] += v * wh.w;
+        }
+      }
     }
-    [[unroll]] for (int u = 0; u < UNROLL; ++u) {
-      acc[0] += v[u] * wl[u].x; acc[1] += v[u] * wl[u].y; acc[2] += v[u] * wl[u].z; acc[3] += v[u] * wl[u].w;
-      acc[4] += v[u] * wh4[u].x; acc[5] += v[u] * wh4[u].y; acc[6] += v[u] * wh4[u].z; acc[7] += v[u] * wh4[u].w;
+  } else {
+    for (int e0 = lane; e0 < K; e0 += UNROLL * S) {
+      vec4 v[UNROLL], wl[UNROLL], wh4[UNROLL];
+      [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+        int e = e0 + u * S;
+        bool ok = e < K;
+        int ec = min(e, K - 1);
+        int c = ec / TAPS, t = ec % TAPS;
+        int d = c * in_plane + (t / KW) * DH * in_w + (t % KW) * DW;
+        vec4 xv;
+        if (POINT) {
+          xv = VEC_IN == 1 ? x4[(src[0] + d) / 4]
+                           : vec4(x[src[0] + d], x[src[1] + d], x[src[2] + d], x[src[3] + d]);
+        } else {
+          // Taps outside the image read element 0 and count as 0: no branch around the load.
+          bvec4 in4 = bvec4((inside[0] >> t & 1u) != 0u, (inside[1] >> t & 1u) != 0u,
+                            (inside[2] >> t & 1u) != 0u, (inside[3] >> t & 1u) != 0u);
+          xv = vec4(x[in4.x ? src[0] + d : 0], x[in4.y ? src[1] + d : 0], x[in4.z ? src[2] + d : 0],
+                    x[in4.w ? src[3] + d : 0]);
+          xv = mix(vec4(0.0), xv, in4);
+        }
+        v[u] = ok ? xv : vec4(0.0);
+        wl[u] = weight(wbase + ec * 2);
+        wh4[u] = weight(wbase + ec * 2 + 1);
+      }
+      [[unroll]] for (int u = 0; u < UNROLL; ++u) {
+        acc[0] += v[u] * wl[u].x; acc[1] += v[u] * wl[u].y; acc[2] += v[u] * wl[u].z; acc[3] += v[u] * wl[u].w;
+        acc[4] += v[u] * wh4[u].x; acc[5] += v[u] * wh4[u].y; acc[6] += v[u] * wh4[u].z; acc[7] += v[u] * wh4[u].w;
+      }
     }
   }
   // Reduce-scatter of the 32 sums (sum j * 4 + i: pixel i, channel j of the block): at each step
