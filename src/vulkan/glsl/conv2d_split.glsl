@@ -52,6 +52,15 @@ shared float partial[4 * gl_WorkGroupSize.x * gl_WorkGroupSize.y];
 // Lanes among which the reduce-scatter splits the 32 sums, and sums each ends with.
 const int SCATTER = SUBGROUP < 32 ? SUBGROUP : 32, KEPT = 32 / SCATTER;
 
+// This lane's partial sums of the tile: acc[j] holds output channel j's 4 pixels.
+vec4 acc[8];
+
+// One term: 4 pixels' inputs v times output channels 0-3 (wl) and 4-7 (wh) of the block.
+void accumulate(vec4 v, vec4 wl, vec4 wh) {
+  acc[0] += v * wl.x; acc[1] += v * wl.y; acc[2] += v * wl.z; acc[3] += v * wl.w;
+  acc[4] += v * wh.x; acc[5] += v * wh.y; acc[6] += v * wh.z; acc[7] += v * wh.w;
+}
+
 vec4 weight(int i) {
   if (HALF == 1) {
     uvec2 u = wh[i];
@@ -85,7 +94,6 @@ void main() {
           if (yy >= 0 && yy < in_h && xx >= 0 && xx < in_w) inside[i] |= 1u << (ky * KW + kx);
         }
   }
-  vec4 acc[8];
   for (int j = 0; j < 8; ++j) acc[j] = vec4(0.0);
   int lane = int(gl_LocalInvocationID.x), S = int(gl_WorkGroupSize.x);
   int wbase = wblock * in_c * TAPS * 2;
@@ -115,11 +123,7 @@ void main() {
       }
       [[unroll]] for (int u = 0; u < 2; ++u) {
         const vec4 taps[3] = vec4[3](vec4(lo[u].w, mid[u].xyz), mid[u], vec4(mid[u].yzw, hi[u].x));
-        [[unroll]] for (int kx = 0; kx < 3; ++kx) {
-          const vec4 v = taps[kx], wl = wt[u][kx * 2], wh = wt[u][kx * 2 + 1];
-          acc[0] += v * wl.x; acc[1] += v * wl.y; acc[2] += v * wl.z; acc[3] += v * wl.w;
-          acc[4] += v * wh.x; acc[5] += v * wh.y; acc[6] += v * wh.z; acc[7] += v * wh.w;
-        }
+        [[unroll]] for (int kx = 0; kx < 3; ++kx) accumulate(taps[kx], wt[u][kx * 2], wt[u][kx * 2 + 1]);
       }
     }
   } else {
@@ -147,10 +151,7 @@ void main() {
         wl[u] = weight(wbase + ec * 2);
         wh4[u] = weight(wbase + ec * 2 + 1);
       }
-      [[unroll]] for (int u = 0; u < UNROLL; ++u) {
-        acc[0] += v[u] * wl[u].x; acc[1] += v[u] * wl[u].y; acc[2] += v[u] * wl[u].z; acc[3] += v[u] * wl[u].w;
-        acc[4] += v[u] * wh4[u].x; acc[5] += v[u] * wh4[u].y; acc[6] += v[u] * wh4[u].z; acc[7] += v[u] * wh4[u].w;
-      }
+      [[unroll]] for (int u = 0; u < UNROLL; ++u) accumulate(v[u], wl[u], wh4[u]);
     }
   }
   // Reduce-scatter of the 32 sums (sum j * 4 + i: pixel i, channel j of the block): at each step

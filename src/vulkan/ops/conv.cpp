@@ -303,14 +303,14 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   // at batch 1: GPU 0.425 -> 0.453 ms without them; docs/architecture.md, "Tensors").
   static const bool vec_in_on = switch_on("TVK_SPLIT_VEC_IN");
   const bool vec_in = vec_in_on && point && p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
-  // Filter rows 3 wide at horizontal stride 1 and padding 1 over rows of whole vec4s read 3
-  // aligned vec4s per filter row, where tap by tap they took 12 loads of one value (resnet's 3x3
-  // layers at 56x56 and 28x28). H200, resnet18 at batch 1, GPU time, three rounds: fp32 0.529 /
+  // Filter rows 3 wide at horizontal stride 1 and padding 1 (so out_w = in_w) over rows of whole
+  // vec4s read 3 aligned vec4s per filter row, where tap by tap they took 12 loads of one value
+  // (resnet's 3x3 layers at 56x56 and 28x28). H200, resnet18 at batch 1, GPU time, three rounds: fp32 0.529 /
   // 0.531 / 0.529 -> 0.505 / 0.504 / 0.505 ms, fp16 0.501 / 0.501 / 0.500 -> 0.449 / 0.449 /
   // 0.448. TVK_SPLIT_ROW3=0 reads them tap by tap, to compare.
   static const bool row3_on = switch_on("TVK_SPLIT_ROW3");
   const bool row3 = row3_on && !point && p.kernel_w == 3 && p.stride[1] == 1 && p.dilation[1] == 1 &&
-                    p.padding[1] == 1 && p.in_w % 4 == 0 && p.out_w == p.in_w;
+                    p.padding[1] == 1 && p.in_w % 4 == 0;
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
                  half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
