@@ -1,6 +1,8 @@
 // The typed op API (tvk::conv2d, tvk::cat, ...) on both backends, CPU view semantics (results
 // share storage, strided inputs work), the channel-shuffle pattern of ShuffleNet, and invalid
 // inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "ops/registry.h"
@@ -260,6 +262,46 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
       EXPECT_EQ(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": the weights were rounded to fp16";
     else
       EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": fp16 weights were not used";
+  }
+}
+
+// fp16 precision rounds weights, not the activations they multiply, in the kernels that keep
+// activations in fp32: with weights that fp16 holds exactly, a packed linear over 16+ rows and a
+// pointwise convolution at batch 2 (tiled GEMMs; on tensor cores the activations' rounding is
+// kept as a second fp16 operand) give fp32's outputs up to the order of their sums.
+TEST(OpsApi, Fp16KeepsActivationsOfMatrixProductsInFp32) {
+  TVK_NEED_VULKAN();
+  struct RestoreFp32 {
+    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+  } restore;
+  // Multiples of 2^-8 below 8 in magnitude: 11 significant bits at most, exact in fp16.
+  auto exact_in_fp16 = [](Tensor t) {
+    float* v = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) v[i] = std::clamp(std::round(v[i] * 256.0f), -2047.0f, 2047.0f) / 256.0f;
+    return t;
+  };
+  const Tensor lx = randn({40, 300}, 60), lw = exact_in_fp16(randn({50, 300}, 61)), lb = exact_in_fp16(randn({50}, 62));
+  const Tensor px = randn({2, 64, 9, 9}, 63), pw = exact_in_fp16(randn({48, 64, 1, 1}, 64));
+  const Tensor pb = exact_in_fp16(randn({48}, 65));
+  auto run_all = [&] {
+    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
+    const IValue conv = ops::call("vulkan_prepack::create_conv2d_context",
+                                  {IValue(pw), IValue(pb), IValue(IntList{1, 1}), IValue(IntList{0, 0}),
+                                   IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+    return std::vector<Tensor>{
+        ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu(),
+        ops::call("vulkan_prepack::run_conv2d_context", {IValue(px.vulkan()), conv}).toTensor().cpu()};
+  };
+  set_vulkan_precision(Precision::FP32);
+  const std::vector<Tensor> full = run_all();
+  set_vulkan_precision(Precision::FP16);
+  const std::vector<Tensor> half = run_all();
+  const std::vector<Tensor> expected{linear(lx, lw, lb), conv2d(px, pw, pb)};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double scale = testing_support::max_abs(expected[i]);
+    EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-5 * scale) << "case " << i;
+    // Rounding the activations to fp16 puts these 2e-4 to 1e-3 off.
+    EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-5 * scale) << "case " << i;
   }
 }
 

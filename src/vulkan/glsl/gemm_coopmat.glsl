@@ -1,8 +1,9 @@
 // Tiled matrix product on tensor cores (cooperative matrices, VK_NV_cooperative_matrix), chosen
 // in fp16 precision on devices that have them: out[s][i][j] = clamp(alpha * sum_k a[s][i][k] *
 // b[s][k][j] + beta * bias[i][j] + residual[s][i][j], out_min, out_max), the contract of
-// gemm_tiled.glsl (same push constants and bindings), with the operands rounded to fp16 and the
-// sums kept in fp32.
+// gemm_tiled.glsl (same push constants and bindings), with the operands rounded to fp16 (an fp32
+// one against fp16 weights kept as two halves in gemm_coopmat_split, below) and the sums kept in
+// fp32.
 // A work group computes a BM x BN tile of one batch entry (z) with (BM / WM) x (BN / WN)
 // subgroups of 32 invocations (the host only chooses this kernel where subgroups have 32), each
 // a WM x WN part of it as fragments of FM x FN, the shape the device lists for fp16 inputs and
@@ -15,6 +16,14 @@
 // along n, 2: along k), else four. B's slice is kept [k][n], or [n][k] (B_K_MAJOR, read back as
 // a column-major fragment) where B's unit stride runs along k. Slices hold four halves per
 // uvec2, so each run is one shared store.
+// The variant gemm_coopmat_split (where one operand is fp32 and the other already fp16, as
+// activations against fp16 weights): that operand (A_SPLIT or B_SPLIT) is staged twice, its
+// fp16 value and, beside it, what that rounding lost (also fp16), and each product takes both,
+// so that only the other operand's rounding reaches the sums (about 2^-22 relative of this
+// one's is left, not 2^-11). Its extra slices and products exist only in that variant: sized
+// by specialisation constants, or left in gemm_coopmat as dead code over 1-value slices, they
+// made NVIDIA's driver (580) return wrong sums from both kernels.
+// VARIANT gemm_coopmat_split SPLIT=1
 // Each subgroup then passes its sums through a small shared scratch, one fragment at a time,
 // to the epilogue (alpha, bias, clamp), which writes neighbouring columns from neighbouring
 // invocations.
@@ -38,6 +47,8 @@ layout(constant_id = 9) const int WN = 32;
 layout(constant_id = 10) const int A_QUADS = 0;
 layout(constant_id = 11) const int B_QUADS = 0;
 layout(constant_id = 12) const int B_K_MAJOR = 0;
+layout(constant_id = 13) const int A_SPLIT = 0;
+layout(constant_id = 14) const int B_SPLIT = 0;
 
 const int BK = 32;
 const int WARPS_N = BN / WN;
@@ -62,6 +73,10 @@ layout(push_constant) uniform Params {
 
 shared uvec2 a_sh[BM * AS];
 shared uvec2 b_sh[B_K_MAJOR == 1 ? BN * BS : BK * BS];
+#if defined(SPLIT)
+shared uvec2 a_lo_sh[BM * AS];  // what a_sh's rounding lost (A_SPLIT)
+shared uvec2 b_lo_sh[B_K_MAJOR == 1 ? BN * BS : BK * BS];  // (B_SPLIT)
+#endif
 shared float c_sh[(THREADS / 32) * FM * CS];  // one fragment per subgroup
 
 int tid, row0, col0, a_base, b_base;
@@ -108,21 +123,42 @@ void fetch(int k0) {
 }
 
 uvec2 halves(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+#if defined(SPLIT)
+// v - halves(v) (exact in fp32), rounded to fp16 in turn. The halves pass through an OR with a
+// zero the compiler cannot see (rows is never negative): NVIDIA's folded unpackHalf2x16 of
+// packHalf2x16 to v itself, which left nothing to keep.
+uint opaque_zero;
+uvec2 lost(vec4 v, uvec2 h) {
+  h |= uvec2(opaque_zero);
+  return halves(v - vec4(unpackHalf2x16(h.x), unpackHalf2x16(h.y)));
+}
+#endif
 
 // Writes the registers fetch() filled into the shared slices, as fp16.
 void stage() {
   [[unroll]] for (int r = 0; r < A_REGS; ++r) {
     const ivec2 mk = a_run(r);
-    a_sh[mk.x * AS + mk.y / 4] = halves(a_regs[r]);
+    const uvec2 h = halves(a_regs[r]);
+    a_sh[mk.x * AS + mk.y / 4] = h;
+#if defined(SPLIT)
+    if (A_SPLIT == 1) a_lo_sh[mk.x * AS + mk.y / 4] = lost(a_regs[r], h);
+#endif
   }
   [[unroll]] for (int r = 0; r < B_REGS; ++r) {
     const ivec2 run = b_run(r);
-    b_sh[run.x * BS + run.y / 4] = halves(b_regs[r]);
+    const uvec2 h = halves(b_regs[r]);
+    b_sh[run.x * BS + run.y / 4] = h;
+#if defined(SPLIT)
+    if (B_SPLIT == 1) b_lo_sh[run.x * BS + run.y / 4] = lost(b_regs[r], h);
+#endif
   }
 }
 
 void main() {
   tid = int(gl_LocalInvocationID.x);
+#if defined(SPLIT)
+  opaque_zero = uint(rows < 0);
+#endif
   const int sg = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
   row0 = int(gl_WorkGroupID.y) * BM;
   col0 = int(gl_WorkGroupID.x) * BN;
@@ -141,16 +177,31 @@ void main() {
     if (k0 + BK < inner) fetch(k0 + BK);  // in flight while the fragments multiply
     [[unroll]] for (int kk = 0; kk < BK; kk += FK) {
       fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[FC];
+#if defined(SPLIT)
+      fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb_lo[FC];
+#endif
       [[unroll]] for (int j = 0; j < FC; ++j) {
-        if (B_K_MAJOR == 1)
-          coopMatLoadNV(fb[j], b_sh, (wn + j * FN) * BS + kk / 4, BS, true);
-        else
-          coopMatLoadNV(fb[j], b_sh, kk * BS + (wn + j * FN) / 4, BS, false);
+        const int at = B_K_MAJOR == 1 ? (wn + j * FN) * BS + kk / 4 : kk * BS + (wn + j * FN) / 4;
+        coopMatLoadNV(fb[j], b_sh, at, BS, B_K_MAJOR == 1);
+#if defined(SPLIT)
+        if (B_SPLIT == 1) coopMatLoadNV(fb_lo[j], b_lo_sh, at, BS, B_K_MAJOR == 1);
+#endif
       }
       [[unroll]] for (int i = 0; i < FR; ++i) {
         fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa;
-        coopMatLoadNV(fa, a_sh, (wm + i * FM) * AS + kk / 4, AS, false);
-        [[unroll]] for (int j = 0; j < FC; ++j) acc[i * FC + j] = coopMatMulAddNV(fa, fb[j], acc[i * FC + j]);
+        const int at = (wm + i * FM) * AS + kk / 4;
+        coopMatLoadNV(fa, a_sh, at, AS, false);
+#if defined(SPLIT)
+        fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa_lo;
+        if (A_SPLIT == 1) coopMatLoadNV(fa_lo, a_lo_sh, at, AS, false);
+#endif
+        [[unroll]] for (int j = 0; j < FC; ++j) {
+          acc[i * FC + j] = coopMatMulAddNV(fa, fb[j], acc[i * FC + j]);
+#if defined(SPLIT)
+          if (A_SPLIT == 1) acc[i * FC + j] = coopMatMulAddNV(fa_lo, fb[j], acc[i * FC + j]);
+          if (B_SPLIT == 1) acc[i * FC + j] = coopMatMulAddNV(fa, fb_lo[j], acc[i * FC + j]);
+#endif
+        }
       }
     }
     barrier();

@@ -284,12 +284,18 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     const uint32_t b_mode = b_quads(b, cols) ? 1 : b_k_quads_fit(b, inner) ? 2 : 0;
     // B staged [n][k] where its unit stride runs along k.
     const bool b_k_major = b_mode == 2 || (b_mode == 0 && b.row_stride == 1 && b.col_stride != 1);
+    // An fp32 operand against fp16 weights (activations, or a stem's fp32 weights against fp16
+    // patches) keeps what its rounding loses as a second fp16 operand: on the H200, mobilenet_v2
+    // in fp16 over 8 images at batch 8 went from 1.22e-2 to 6.9e-3 off fp32 at worst, for 2-4%
+    // more GPU time at batch 32 (docs/benchmarks.md). TVK_COOPMAT_SPLIT=0 rounds it, to compare.
+    static const bool split_on = switch_on("TVK_COOPMAT_SPLIT");
+    const bool a_split = split_on && !a.half && b.half, b_split = split_on && !b.half && a.half;
     ShaderLaunch l;
-    l.shader = "gemm_coopmat";
+    l.shader = a_split || b_split ? "gemm_coopmat_split" : "gemm_coopmat";
     l.local = {tile.threads(), 1, 1};
     l.global = {tiles(cols, tile.bn) * tile.threads(), tiles(rows, tile.bm), static_cast<uint32_t>(i32(batch))};
     l.constants = {device.coopmat_m, device.coopmat_n, device.coopmat_k, tile.bm, tile.bn, tile.wm, tile.wn,
-                   a_vec4 ? 1u : 0u, b_mode, b_k_major ? 1u : 0u};
+                   a_vec4 ? 1u : 0u, b_mode, b_k_major ? 1u : 0u, a_split ? 1u : 0u, b_split ? 1u : 0u};
     launch(l, {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_mode != 0), bias_texels, residual_texels},
            p);
     return;
