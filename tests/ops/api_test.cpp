@@ -305,6 +305,53 @@ TEST(OpsApi, Fp16KeepsActivationsOfMatrixProductsInFp32) {
   }
 }
 
+// On GPUs a packed convolution holds only what batch 1 reads (conv2d_split's packing) until a
+// call of batch 2+: Winograd's sets (4x the weights) and the GEMM's matrix are made then, from
+// the context's host copy, and give the results they gave when made at packing. SplitK.op_tests
+// runs this with the GPU kernels on lavapipe, whose own kernels pack everything at once.
+TEST(OpsApi, PackedConvolutionsMakeBatchWeightsAtFirstUse) {
+  TVK_NEED_VULKAN();
+  const Tensor w = randn({64, 64, 3, 3}, 70), b = randn({64}, 71);
+  const Tensor x1 = randn({1, 64, 12, 12}, 72), x2 = randn({2, 64, 12, 12}, 73);
+  auto context = [&](int64_t stride) {
+    return ops::call("vulkan_prepack::create_conv2d_context",
+                     {IValue(w), IValue(b), IValue(IntList{stride, stride}), IValue(IntList{1, 1}),
+                      IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+  };
+  auto run = [](const IValue& ctx, const Tensor& x) {
+    return ops::call("vulkan_prepack::run_conv2d_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+  };
+  vulkan_synchronize();
+  const uint64_t start = vulkan_counters().used_bytes;
+  // Stride 1: Winograd at batch 2+ on GPUs; stride 2: the implicit GEMM's matrix.
+  const IValue same = context(1), strided = context(2);
+  std::vector<Tensor> out{run(same, x1), run(strided, x1)};
+  vulkan_synchronize();
+  const uint64_t at_batch1 = vulkan_counters().used_bytes - start;
+  out.push_back(run(same, x2));
+  out.push_back(run(strided, x2));
+  out.push_back(run(same, x2));  // made once: the second call reuses them
+  vulkan_synchronize();
+  const uint64_t at_batch2 = vulkan_counters().used_bytes - start;
+  const std::vector<Tensor> expected{conv2d(x1, w, b, {1}, {1}), conv2d(x1, w, b, {2}, {1}), conv2d(x2, w, b, {1}, {1}),
+                                     conv2d(x2, w, b, {2}, {1}), conv2d(x2, w, b, {1}, {1})};
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_LE(max_abs_diff(out[i], expected[i]), 1e-4 * testing_support::max_abs(expected[i])) << "case " << i;
+  // Where the GPU kernels run in fp32 with their defaults, both contexts defer.
+  const VulkanInfo info = vulkan_info();
+  bool gpu_kernels = !testing_support::env_or("TVK_REDUCTION_SPLIT", "").empty();
+  for (const VulkanDeviceInfo& d : info.devices) gpu_kernels |= d.selected && d.type != "CPU";
+  const bool deferred = gpu_kernels && vulkan_precision() == Precision::FP32 &&
+                        testing_support::env_or("TVK_CONV_GEMM", "").empty() &&
+                        testing_support::env_or("TVK_GEMM_TILE128", "1") != "0";
+  if (deferred) {
+    const uint64_t weight_bytes = static_cast<uint64_t>(w.nbytes() + b.nbytes());
+    const uint64_t winograd_bytes = 36 * 64 * 64 * sizeof(float);
+    EXPECT_LT(at_batch1, 3 * weight_bytes) << "batch 1 held more than one packing of each context's weights";
+    EXPECT_GE(at_batch2, at_batch1 + winograd_bytes + w.nbytes()) << "batch 2 made no Winograd sets or GEMM matrix";
+  }
+}
+
 // tvk::run_conv2d_contexts_cat (what squeezenet's fire modules become when loaded): at batch 1
 // the convolutions write their channel slices of the result in place; other batches, dims and
 // slices the device cannot bind at their offset run the convolutions, then cat. Each case

@@ -509,6 +509,9 @@ void CommandStream::drop_unsubmitted_and_wait() {
 
 Capture* CommandStream::current_capture() { return t_capture; }
 
+CommandStream::CaptureSuspension::CaptureSuspension() : suspended_(t_capture) { t_capture = nullptr; }
+CommandStream::CaptureSuspension::~CaptureSuspension() { t_capture = suspended_; }
+
 void CommandStream::begin_capture(Capture& capture) {
   TVK_CHECK(t_capture == nullptr, "a capture is already being recorded on this thread");
   TVK_CHECK(!capture.ended_ && capture.recs_.empty(), "a capture can be recorded only once");

@@ -191,6 +191,21 @@ class CommandStream {
   // Submits the capture (after any queued eager work) and waits for it.
   void replay(Capture& capture);
 
+  // While one lives, this thread's work runs eagerly even inside a capture, and the tensors it
+  // makes are not the capture's: for work done once whose results outlive the capture (weights
+  // made at their first use). Its work must be submitted before the capture's next command
+  // buffer is (synchronize() does), so that the barrier that begins that buffer covers it.
+  class CaptureSuspension {
+   public:
+    CaptureSuspension();
+    ~CaptureSuspension();
+    CaptureSuspension(const CaptureSuspension&) = delete;
+    CaptureSuspension& operator=(const CaptureSuspension&) = delete;
+
+   private:
+    Capture* suspended_;
+  };
+
  private:
   using Batch = Recording;
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "ops/registry.h"
@@ -486,20 +487,31 @@ ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool 
   return ConvKernel::Direct;
 }
 
-ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
-                                 const IntList& stride, const IntList& dilation) {
+namespace {
+// A stem (an ungrouped convolution of at most 4 input channels: the image's) keeps fp32 weights
+// in fp16 precision. Its few weights weigh on everything after it: with its weights alone
+// rounded to fp16, torch's mobilenet_v2 fixture is 0.95% off fp32, with every other layer's
+// 0.74%, with all 1.19%. Its packed weights are at most a few kilobytes.
+bool is_stem(const Tensor& weight, int64_t groups, bool transposed) {
+  return groups == 1 && !transposed && weight.dim() == 4 && weight.size(1) <= kStemChannels;
+}
+
+// Whether an Oc8 convolution keeps the plain matrix the GEMM kernels read. In fp32 only what
+// the GEMM takes there keeps it (pointwise layers do not, so mobilenet_v2's memory stays as it
+// was).
+bool keeps_gemm_matrix(const Tensor& weight, int64_t groups, const IntList& stride) {
+  const int64_t k = weight.size(1) * weight.size(2) * weight.size(3);
+  const bool pointwise = weight.size(2) == 1 && weight.size(3) == 1 && stride.size() >= 1 && stride[0] == 1 &&
+                         stride.back() == 1;
+  return groups == 1 && conv_gemm_wanted() && (!conv_gemm_fp32() || (!pointwise && k >= kMinGemmTerms));
+}
+
+// The weights the batched kernels read: Winograd's 36 sets (w.kernel Winograd) or the GEMM's
+// plain matrix (Oc8, where kept), stored in `precision` (a stem's in fp32).
+void add_batch_weights(ConvWeights& w, const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
+                       const IntList& stride, Precision precision) {
   const char* op = "conv2d (packing weights)";
-  // A stem (an ungrouped convolution of at most 4 input channels: the image's) keeps fp32
-  // weights in fp16 precision. Its few weights weigh on everything after it: with its weights
-  // alone rounded to fp16, torch's mobilenet_v2 fixture is 0.95% off fp32, with every other
-  // layer's 0.74%, with all 1.19%. Its packed weights are at most a few kilobytes. The lambda
-  // shadows vulkan::store_weights, so that every store below follows this rule.
-  const bool stem = groups == 1 && !transposed && weight.dim() == 4 && weight.size(1) <= kStemChannels;
-  auto store_weights = [stem](const Tensor& values, Buffer::TexelFormat full, Buffer::TexelFormat half) {
-    return stem ? StoredWeights{values, full} : vulkan::store_weights(values, full, half);
-  };
-  ConvWeights w;
-  w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed, stride, dilation);
+  const Precision stored_precision = is_stem(weight, groups, transposed) ? Precision::FP32 : precision;
   if (w.kernel == ConvKernel::Winograd) {
     const int64_t out_c = weight.size(0), in_c = weight.size(1), blocks = (out_c + kBlock - 1) / kBlock;
     // Where the GEMM kernels take convolutions (tensor cores in fp16), they take the 36 products
@@ -512,13 +524,43 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
     launch(grid_launch("conv2d_wino_pack", {u32(op, in_c), u32(op, blocks * kBlock), 1}, {w.winograd_gemm ? 1u : 0u}),
            {packed, weight.contiguous()}, params);
     const StoredWeights stored =
-        w.winograd_gemm ? store_weights(packed, Buffer::TexelFormat::R32, Buffer::TexelFormat::R16F)
-                        : store_weights(packed, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+        w.winograd_gemm
+            ? store_weights(packed, Buffer::TexelFormat::R32, Buffer::TexelFormat::R16F, stored_precision)
+            : store_weights(packed, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F, stored_precision);
     w.winograd = stored.storage;
     w.winograd_format = stored.format;
-    if (bias.defined()) w.bias = bias.contiguous();
-    if (!gpu_shaped_kernels()) return w;
-  } else if (w.kernel != ConvKernel::Oc8) {
+  } else if (w.kernel == ConvKernel::Oc8 && keeps_gemm_matrix(weight, groups, stride)) {
+    const int64_t out_c = weight.size(0), k = weight.size(1) * weight.size(2) * weight.size(3);
+    const StoredWeights plain = store_weights(weight.contiguous().view({out_c, k}), Buffer::TexelFormat::R32,
+                                              Buffer::TexelFormat::R16F, stored_precision);
+    w.gemm_weight = plain.storage;
+    w.gemm_format = plain.format;
+    if (bias.defined()) w.gemm_bias = bias.contiguous();
+  }
+}
+}  // namespace
+
+// What a deferred ConvWeights needs to make its batch weights: the host copies and the choices
+// made at packing, and the result once made.
+struct DeferredConvWeights {
+  Tensor host_weight, host_bias;
+  int64_t groups = 1;
+  bool transposed = false;
+  IntList stride;
+  Precision precision = Precision::FP32;  // the one the weights were packed in
+  std::mutex mutex;
+  std::optional<ConvWeights> made;  // w with its batch weights, once made
+};
+
+ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
+                                 const IntList& stride, const IntList& dilation, const Tensor& host_weight,
+                                 const Tensor& host_bias) {
+  const char* op = "conv2d (packing weights)";
+  const Precision precision = vulkan_precision();
+  const bool stem = is_stem(weight, groups, transposed);
+  ConvWeights w;
+  w.kernel = choose_conv_kernel(weight.sizes(), groups, transposed, stride, dilation);
+  if (w.kernel != ConvKernel::Oc8 && w.kernel != ConvKernel::Winograd) {
     w.weight = weight.contiguous();
     if (bias.defined()) w.bias = bias.contiguous();
     // Depthwise weights stay fp32 in fp16 precision too. A depthwise output sums only its own
@@ -530,20 +572,30 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
     w.weight_format = Buffer::TexelFormat::R32;
     return w;
   }
+  if (w.kernel == ConvKernel::Winograd && bias.defined()) w.bias = bias.contiguous();
+  // On GPUs batch 1 runs on the Oc8 packing below (conv2d_split), so Winograd's sets (4x the
+  // weights) and the GEMM's matrix wait for a batch that needs them where host copies are kept:
+  // resnet18 at batch 1 then holds one packing of its weights, not three. CPU devices run
+  // Winograd at every batch. TVK_DEFER_WEIGHTS=0 makes them at packing, to compare.
+  static const bool defer_on = switch_on("TVK_DEFER_WEIGHTS");
+  const bool deferred = defer_on && host_weight.defined() && host_weight.device() == tvk::Device::CPU &&
+                        gpu_shaped_kernels() &&
+                        (w.kernel == ConvKernel::Winograd || keeps_gemm_matrix(weight, groups, stride));
+  if (deferred) {
+    w.deferred = std::make_shared<DeferredConvWeights>();
+    w.deferred->host_weight = host_weight;
+    w.deferred->host_bias = host_bias;
+    w.deferred->groups = groups;
+    w.deferred->transposed = transposed;
+    w.deferred->stride = stride;
+    w.deferred->precision = precision;
+  } else {
+    add_batch_weights(w, weight, bias, groups, transposed, stride, precision);
+  }
+  if (w.kernel == ConvKernel::Winograd && !gpu_shaped_kernels()) return w;
   const Tensor wc = weight.contiguous();
   const int64_t out_c = weight.size(0);
   const int64_t k = weight.size(1) * weight.size(2) * weight.size(3);
-  // In fp32 only what the GEMM takes there keeps the plain copy (pointwise layers do not, so
-  // mobilenet_v2's memory stays as it was).
-  const bool pointwise = weight.size(2) == 1 && weight.size(3) == 1 && stride.size() >= 1 && stride[0] == 1 &&
-                         stride.back() == 1;
-  if (w.kernel == ConvKernel::Oc8 && groups == 1 && conv_gemm_wanted() &&
-      (!conv_gemm_fp32() || (!pointwise && k >= kMinGemmTerms))) {
-    const StoredWeights plain = store_weights(wc.view({out_c, k}), Buffer::TexelFormat::R32, Buffer::TexelFormat::R16F);
-    w.gemm_weight = plain.storage;
-    w.gemm_format = plain.format;
-    if (bias.defined()) w.gemm_bias = bias.contiguous();
-  }
   const int64_t blocks = (out_c + kBlock - 1) / kBlock;
   const int64_t total = blocks * kBlock * (k + 1);
   w.weight = empty_vulkan({total});
@@ -551,11 +603,33 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   const Tensor b = bias.defined() ? bias.contiguous() : wc;
   const auto global = elementwise_global(total);
   launch(ShaderLaunch{"conv2d_pack", global, {64, 1, 1}, {}}, {w.weight, wc, b}, params);
-  const StoredWeights stored = store_weights(w.weight, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F);
+  const StoredWeights stored = store_weights(w.weight, Buffer::TexelFormat::RGBA32, Buffer::TexelFormat::RGBA16F,
+                                             stem ? Precision::FP32 : precision);
   w.weight = stored.storage;
   w.weight_format = stored.format;
   return w;
 }
+
+namespace {
+// `w` with its batch weights: made at the first call that needs them where they were deferred
+// (prepare_conv_weights), outside any capture this thread records, since they outlive it; their
+// work is finished before the capture goes on.
+const ConvWeights& with_batch_weights(const ConvWeights& w) {
+  if (!w.deferred) return w;
+  DeferredConvWeights& d = *w.deferred;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (!d.made) {
+    CommandStream::CaptureSuspension suspension;
+    ConvWeights made = w;
+    made.deferred = nullptr;
+    add_batch_weights(made, d.host_weight.vulkan(), d.host_bias.defined() ? d.host_bias.vulkan() : Tensor(), d.groups,
+                      d.transposed, d.stride, d.precision);
+    Context::get()->stream().synchronize();
+    d.made = std::move(made);
+  }
+  return *d.made;
+}
+}  // namespace
 
 namespace {
 // TVK_CONV_GEMM: "1" takes the GEMM wherever it fits (batch 1 too), "0" never, unset: conv_gemm_wanted.
@@ -703,9 +777,10 @@ bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvW
 }
 }  // namespace
 
-Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
+Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& packed,
                        std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual,
                        Tensor out) {
+  const ConvWeights& w = p.batch > 1 || conv_gemm_forced() ? with_batch_weights(packed) : packed;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
   const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;

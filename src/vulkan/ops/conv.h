@@ -6,12 +6,14 @@
 //   Winograd   3x3, stride 1, dilation 1, ungrouped: F(4,3) transforms around a conv2d_oc8 GEMM;
 //              weights transformed by conv2d_wino_pack.glsl (4x the 3x3 weights' memory). On
 //              GPUs the Oc8 packing is kept too, and batch 1 runs on it: there the two extra
-//              dispatches cost more than the GEMM saves.
+//              dispatches cost more than the GEMM saves. There packed contexts make the
+//              transformed weights at their first call of batch 2+ (ConvWeights::deferred).
 //   Depthwise  one filter per channel (groups = in = out channels)
 //   Direct     any other grouping (the general fallback)
 //   Transposed conv_transpose2d
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "ops/conv_params.h"
@@ -21,6 +23,8 @@
 namespace tvk::vulkan {
 
 enum class ConvKernel { Oc8, Winograd, Depthwise, Direct, Transposed };
+
+struct DeferredConvWeights;  // conv.cpp
 
 // Weights laid out for one ConvKernel, on the device.
 struct ConvWeights {
@@ -42,6 +46,10 @@ struct ConvWeights {
   // undefined otherwise.
   Tensor gemm_weight, gemm_bias;
   Buffer::TexelFormat gemm_format = Buffer::TexelFormat::R32;
+  // Set where Winograd's sets and the GEMM's matrix, which on GPUs only batch 2+ reads, were
+  // left out above, to be made at the first call that needs them (run_convolution), so that a
+  // model run at batch 1 never holds them: see prepare_conv_weights.
+  std::shared_ptr<DeferredConvWeights> deferred;
 };
 
 // Whether ungrouped convolutions keep their weights for a batched GEMM (gemm.h), which runs them
@@ -61,9 +69,12 @@ bool conv_gemm_fp32();
 // `stride` and `dilation` as the op was given them (one value or two).
 ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed, const IntList& stride,
                               const IntList& dilation);
-// `weight` and `bias` are Vulkan tensors (bias may be undefined).
+// `weight` and `bias` are Vulkan tensors (bias may be undefined). With `host_weight` and
+// `host_bias`, CPU copies of them that the caller keeps unchanged (a packed context's), the
+// weights only batch 2+ reads on GPUs are made from those copies at their first use instead.
 ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
-                                 const IntList& stride, const IntList& dilation);
+                                 const IntList& stride, const IntList& dilation, const Tensor& host_weight = Tensor(),
+                                 const Tensor& host_bias = Tensor());
 
 // Runs the convolution with checked geometry `p` (from ops::conv2d_params) and the output
 // clamped to [out_min, out_max] (unset: unbounded). `residual`, when defined, has the output's

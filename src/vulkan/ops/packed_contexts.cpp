@@ -19,7 +19,8 @@ constexpr const char* kConvClass = "__torch__.torch.classes.vulkan.Conv2dPackedC
 constexpr const char* kLinearClass = "__torch__.torch.classes.vulkan.LinearPackedContext";
 
 struct Conv2dPackedContext final : CustomClassPayload {
-  // As given (CPU), for __getstate__.
+  // As given (CPU), for __getstate__ and for the weights batch 2+ reads on GPUs, made at its
+  // first call (prepare_conv_weights).
   Tensor weight, bias;
   IntList stride, padding, dilation, output_padding;
   bool transposed = false;
@@ -86,7 +87,7 @@ std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bi
   ctx->output_min = output_min;
   ctx->output_max = output_max;
   ctx->packed = prepare_conv_weights(weight.contiguous().vulkan(), bias.defined() ? bias.contiguous().vulkan() : Tensor(),
-                                     groups, transposed, ctx->stride, ctx->dilation);
+                                     groups, transposed, ctx->stride, ctx->dilation, ctx->weight, ctx->bias);
   auto obj = std::make_shared<Object>();
   obj->type_name = kConvClass;
   obj->payload = std::move(ctx);

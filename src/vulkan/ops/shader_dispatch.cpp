@@ -12,8 +12,9 @@ namespace tvk::vulkan {
 
 VkDeviceSize max_storage_binding() { return Context::get()->device().physical().limits.maxStorageBufferRange; }
 
-StoredWeights store_weights(const Tensor& values, Buffer::TexelFormat full_format, Buffer::TexelFormat half_format) {
-  if (vulkan_precision() != Precision::FP16 || values.numel() == 0) return {values, full_format};
+StoredWeights store_weights(const Tensor& values, Buffer::TexelFormat full_format, Buffer::TexelFormat half_format,
+                            Precision precision) {
+  if (precision != Precision::FP16 || values.numel() == 0) return {values, full_format};
   const char* op = "fp16 weights";
   TVK_CHECK(texel_view_fits(values, Buffer::TexelFormat::R32), op, ": ", values.shape_string(),
             " exceeds this device's texel buffer limit");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ops/shape_utils.h"
+#include "tvk/vulkan_info.h"
 #include "vulkan/vulkan_storage.h"
 
 namespace tvk::vulkan {
@@ -42,14 +43,16 @@ bool texel_view_fits(const Tensor& t, Buffer::TexelFormat format);
 // Whether the whole of `t`'s buffer can be bound as one storage buffer on this device.
 bool storage_binding_fits(const Tensor& t);
 
-// Weights in the precision set by set_vulkan_precision: `values` (a float32 Vulkan tensor)
-// itself under FP32, else a tensor holding its values as 16-bit floats (two per float32
-// element; ceil(n / 2) elements), to be bound with the 16-bit `half_format` (R16F or RGBA16F).
+// Weights in `precision` (by default the one set by set_vulkan_precision): `values` (a float32
+// Vulkan tensor) itself under FP32, else a tensor holding its values as 16-bit floats (two per
+// float32 element; ceil(n / 2) elements), to be bound with the 16-bit `half_format` (R16F or
+// RGBA16F).
 struct StoredWeights {
   Tensor storage;
   Buffer::TexelFormat format;
 };
-StoredWeights store_weights(const Tensor& values, Buffer::TexelFormat full_format, Buffer::TexelFormat half_format);
+StoredWeights store_weights(const Tensor& values, Buffer::TexelFormat full_format, Buffer::TexelFormat half_format,
+                            Precision precision = vulkan_precision());
 
 // Records the dispatch; does nothing when the global size is empty.
 void launch(const ShaderLaunch& launch, std::initializer_list<Binding> bindings, const void* params,
