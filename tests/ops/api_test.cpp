@@ -300,7 +300,7 @@ TEST(OpsApi, Fp16KeepsActivationsOfMatrixProductsInFp32) {
   for (size_t i = 0; i < expected.size(); ++i) {
     const double scale = testing_support::max_abs(expected[i]);
     EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-5 * scale) << "case " << i;
-    // Rounding the activations to fp16 puts these 2e-4 to 1e-3 off.
+    // Rounding the activations to fp16 put these 2.5e-4 and 2.1e-4 off on the H200.
     EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-5 * scale) << "case " << i;
   }
 }

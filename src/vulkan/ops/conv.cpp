@@ -507,11 +507,12 @@ bool keeps_gemm_matrix(const Tensor& weight, int64_t groups, const IntList& stri
 }
 
 // The weights the batched kernels read: Winograd's 36 sets (w.kernel Winograd) or the GEMM's
-// plain matrix (Oc8, where kept), stored in `precision` (a stem's in fp32).
-void add_batch_weights(ConvWeights& w, const Tensor& weight, const Tensor& bias, int64_t groups, bool transposed,
-                       const IntList& stride, Precision precision) {
+// plain matrix (Oc8, where kept), stored in `precision` (a stem's in fp32). Neither kernel is
+// chosen for transposed convolutions.
+void add_batch_weights(ConvWeights& w, const Tensor& weight, const Tensor& bias, int64_t groups, const IntList& stride,
+                       Precision precision) {
   const char* op = "conv2d (packing weights)";
-  const Precision stored_precision = is_stem(weight, groups, transposed) ? Precision::FP32 : precision;
+  const Precision stored_precision = is_stem(weight, groups, false) ? Precision::FP32 : precision;
   if (w.kernel == ConvKernel::Winograd) {
     const int64_t out_c = weight.size(0), in_c = weight.size(1), blocks = (out_c + kBlock - 1) / kBlock;
     // Where the GEMM kernels take convolutions (tensor cores in fp16), they take the 36 products
@@ -545,7 +546,6 @@ void add_batch_weights(ConvWeights& w, const Tensor& weight, const Tensor& bias,
 struct DeferredConvWeights {
   Tensor host_weight, host_bias;
   int64_t groups = 1;
-  bool transposed = false;
   IntList stride;
   Precision precision = Precision::FP32;  // the one the weights were packed in
   std::mutex mutex;
@@ -586,11 +586,10 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
     w.deferred->host_weight = host_weight;
     w.deferred->host_bias = host_bias;
     w.deferred->groups = groups;
-    w.deferred->transposed = transposed;
     w.deferred->stride = stride;
     w.deferred->precision = precision;
   } else {
-    add_batch_weights(w, weight, bias, groups, transposed, stride, precision);
+    add_batch_weights(w, weight, bias, groups, stride, precision);
   }
   if (w.kernel == ConvKernel::Winograd && !gpu_shaped_kernels()) return w;
   const Tensor wc = weight.contiguous();
@@ -623,7 +622,7 @@ const ConvWeights& with_batch_weights(const ConvWeights& w) {
     ConvWeights made = w;
     made.deferred = nullptr;
     add_batch_weights(made, d.host_weight.vulkan(), d.host_bias.defined() ? d.host_bias.vulkan() : Tensor(), d.groups,
-                      d.transposed, d.stride, d.precision);
+                      d.stride, d.precision);
     Context::get()->stream().synchronize();
     d.made = std::move(made);
   }
