@@ -286,7 +286,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     const bool b_k_major = b_mode == 2 || (b_mode == 0 && b.row_stride == 1 && b.col_stride != 1);
     // An fp32 operand against fp16 weights (activations, or a stem's fp32 weights against fp16
     // patches) keeps what its rounding loses as a second fp16 operand: on the H200, mobilenet_v2
-    // in fp16 over 8 images at batch 8 went from 1.22e-2 to 6.9e-3 off fp32 at worst, for 2-4%
+    // in fp16 over 8 images at batch 8 went from 1.22e-2 to 6.9e-3 off fp32 at worst, for 0-3%
     // more GPU time at batch 32 (docs/benchmarks.md). TVK_COOPMAT_SPLIT=0 rounds it, to compare.
     static const bool split_on = switch_on("TVK_COOPMAT_SPLIT");
     const bool a_split = split_on && !a.half && b.half, b_split = split_on && !b.half && a.half;
