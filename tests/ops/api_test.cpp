@@ -3,6 +3,7 @@
 // inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ops/registry.h"
@@ -302,6 +303,57 @@ TEST(OpsApi, Fp16KeepsActivationsOfMatrixProductsInFp32) {
     EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-5 * scale) << "case " << i;
     // Rounding the activations to fp16 put these 2.5e-4 and 2.1e-4 off on the H200.
     EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-5 * scale) << "case " << i;
+  }
+}
+
+// fp32 matrix products keep fp32's accuracy at any scale: over operands of mixed scales, of 1e-6
+// and of 1e6 (outside fp16's range), each output is held to 2e-6 of the sum of its terms'
+// magnitudes (the same product over |a| and |b|). On the H200, operands rounded to fp16 failed
+// it (3.1e-4, 5.6e-3, inf), and so did fp16 halves without scaling (docs/benchmarks.md, "fp32 on
+// tensor cores, tried and dropped").
+TEST(OpsApi, Fp32MatrixProductsKeepTheirBitsAtAnyScale) {
+  TVK_NEED_VULKAN();
+  auto magnitude = [](const Tensor& x) {
+    Tensor m = x.contiguous().clone();
+    float* v = m.data<float>();
+    for (int64_t i = 0; i < m.numel(); ++i) v[i] = std::fabs(v[i]);
+    return m;
+  };
+  // Inner dimensions whose slices mix scales 1e-4 to 1e4, or hold only tiny or huge values.
+  Tensor mixed = randn({70, 300}, 80);
+  for (int64_t i = 0; i < mixed.numel(); ++i) mixed.data<float>()[i] *= std::pow(10.0f, static_cast<float>(i % 9) - 4.0f);
+  const Tensor b = randn({300, 90}, 81);
+  const Tensor tiny = mul(randn({70, 300}, 82), 1e-6), huge = mul(randn({70, 300}, 83), 1e6);
+  const Tensor px = mul(randn({2, 64, 9, 9}, 84), 1e-6), pw = randn({48, 64, 1, 1}, 85);
+  const Tensor sx = mul(randn({2, 32, 12, 12}, 86), 1e6), sw = randn({40, 32, 3, 3}, 87);
+  const Tensor lx = mul(randn({40, 300}, 88), 1e6), lw = randn({50, 300}, 89);
+  using Product = std::function<Tensor(const Tensor&, const Tensor&)>;
+  const Product matrix = [](const Tensor& x, const Tensor& y) { return mm(x, y); };
+  // Batch 2: the GEMM kernels (pointwise; im2col or the implicit GEMM for stride 2).
+  const Product pointwise = [](const Tensor& x, const Tensor& w) { return conv2d(x, w); };
+  const Product strided = [](const Tensor& x, const Tensor& w) { return conv2d(x, w, Tensor(), {2}, {1}); };
+  const Product packed_linear = [](const Tensor& x, const Tensor& w) {  // 16+ rows: the tiled GEMM
+    if (!x.is_vulkan()) return linear(x, w);
+    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue()});
+    return ops::call("vulkan_prepack::run_linear_context", {IValue(x), ctx}).toTensor();
+  };
+  const struct {
+    const char* name;
+    Product product;
+    Tensor x, y;
+  } cases[] = {{"mixed scales", matrix, mixed, b},  {"tiny", matrix, tiny, b},
+               {"huge", matrix, huge, b},           {"pointwise, tiny", pointwise, px, pw},
+               {"strided, huge", strided, sx, sw},  {"packed linear, huge", packed_linear, lx, lw}};
+  ASSERT_EQ(vulkan_precision(), Precision::FP32);
+  for (const auto& c : cases) {
+    const Tensor got = c.product(c.x.vulkan(), c.y.vulkan()).cpu(), expected = c.product(c.x, c.y);
+    const Tensor bound = c.product(magnitude(c.x), magnitude(c.y));
+    ASSERT_EQ(got.sizes(), expected.sizes()) << c.name;
+    double worst = 0.0;
+    for (int64_t i = 0; i < got.numel(); ++i)
+      worst = std::max(worst, std::fabs(double(got.data<float>()[i]) - expected.data<float>()[i]) /
+                                  double(bound.data<float>()[i]));
+    EXPECT_LE(worst, 2e-6) << c.name;
   }
 }
 
