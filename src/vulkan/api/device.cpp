@@ -1,5 +1,9 @@
 #include "vulkan/api/device.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
 namespace tvk::vulkan {
 
 Device::Device(const Instance&, const PhysicalDeviceInfo& physical) : physical_(physical) {
@@ -15,8 +19,9 @@ Device::Device(const Instance&, const PhysicalDeviceInfo& physical) : physical_(
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
 
+  std::vector<const char*> extensions;
+  const void** tail = &info.pNext;  // the end of the feature chain
   // Cooperative matrices where the device has them (instance.cpp checked every feature below).
-  const char* coopmat_extension = "VK_NV_cooperative_matrix";
   auto coop = make_info<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
   auto memory_model =
@@ -30,10 +35,22 @@ Device::Device(const Instance&, const PhysicalDeviceInfo& physical) : physical_(
     features.pNext = &coop;
     coop.pNext = &memory_model;
     memory_model.pNext = &f16;
-    info.pNext = &features;
-    info.enabledExtensionCount = 1;
-    info.ppEnabledExtensionNames = &coopmat_extension;
+    *tail = &features;
+    tail = const_cast<const void**>(&f16.pNext);
+    extensions.push_back("VK_NV_cooperative_matrix");
   }
+  // Pipeline statistics only when asked: capturing them may cost the driver time at creation.
+  auto executable_info = make_info<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  const char* stats = std::getenv("TVK_PIPELINE_STATS");
+  if (stats && std::strcmp(stats, "1") == 0 && physical_.pipeline_statistics) {
+    executable_info.pipelineExecutableInfo = VK_TRUE;
+    *tail = &executable_info;
+    extensions.push_back("VK_KHR_pipeline_executable_properties");
+    capture_statistics_ = true;
+  }
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.empty() ? nullptr : extensions.data();
   VK_CHECK(vkCreateDevice(physical_.handle, &info, nullptr, &device_));
 #if TVK_USE_VULKAN_WRAPPER
   volkLoadDevice(device_);

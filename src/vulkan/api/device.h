@@ -17,6 +17,9 @@ class Device {
   uint32_t queue_family() const { return queue_family_; }
   const PhysicalDeviceInfo& physical() const { return physical_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+  // Whether pipelines are made with their statistics captured, to be printed
+  // (TVK_PIPELINE_STATS=1 on a device with VK_KHR_pipeline_executable_properties).
+  bool captures_pipeline_statistics() const { return capture_statistics_; }
 
  private:
   PhysicalDeviceInfo physical_;
@@ -24,6 +27,7 @@ class Device {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
+  bool capture_statistics_ = false;
 };
 
 }  // namespace tvk::vulkan

@@ -148,6 +148,7 @@ PhysicalDeviceInfo describe(VkInstance instance, VkPhysicalDevice dev, uint32_t 
     features2.pNext = &storage16;
     vkGetPhysicalDeviceFeatures2(dev, &features2);
     info.storage_16bit = storage16.storageBuffer16BitAccess == VK_TRUE;
+    info.pipeline_statistics = has_device_extension(dev, "VK_KHR_pipeline_executable_properties");
     info.fp16_arithmetic = has_f16 && f16.shaderFloat16 == VK_TRUE;
 
     // The cooperative-matrix kernel also needs the Vulkan memory model (core in 1.2) and 32-wide

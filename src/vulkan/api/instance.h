@@ -36,6 +36,9 @@ struct PhysicalDeviceInfo {
   // and fp32 sums; all 0 where there is none. Device enables them when set.
   uint32_t coopmat_m = 0, coopmat_n = 0, coopmat_k = 0;
   bool cooperative_matrix() const { return coopmat_m != 0; }
+  // VK_KHR_pipeline_executable_properties: the driver reports each pipeline's compiled
+  // statistics (registers, shared memory, spills on NVIDIA); TVK_PIPELINE_STATS=1 prints them.
+  bool pipeline_statistics = false;
   uint64_t device_local_bytes = 0;
   int compute_queue_family = -1;  // -1: none
   float timestamp_period_ns = 0;

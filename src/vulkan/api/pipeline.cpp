@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <tuple>
+#include <vector>
 
 #include "tvk/error.h"
 #include "vulkan/api/faults.h"
@@ -28,6 +29,49 @@ std::string default_cache_dir() {
 }
 
 namespace {
+
+// TVK_PIPELINE_STATS=1: one line per pipeline on stderr with what the driver says of its
+// compiled code (on NVIDIA: registers per invocation, shared memory, local-memory spills), so
+// that a kernel's occupancy can be read off rather than guessed.
+void print_statistics(VkDevice device, VkPipeline pipeline, const PipelineKey& key) {
+  auto get_executables = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+  auto get_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!get_executables || !get_statistics) return;
+  auto pipeline_info = make_info<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  pipeline_info.pipeline = pipeline;
+  uint32_t executables = 0;
+  if (get_executables(device, &pipeline_info, &executables, nullptr) != VK_SUCCESS) return;
+  std::string line = "tvk: pipeline " + key.shader + " local=" + std::to_string(key.local_size[0]) + "x" +
+                     std::to_string(key.local_size[1]) + "x" + std::to_string(key.local_size[2]) + " spec=";
+  for (size_t i = 0; i < key.constants.size(); ++i) {
+    if (i) line += ',';
+    line += std::to_string(key.constants[i]);
+  }
+  for (uint32_t e = 0; e < executables; ++e) {
+    auto executable_info = make_info<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    executable_info.pipeline = pipeline;
+    executable_info.executableIndex = e;
+    uint32_t count = 0;
+    if (get_statistics(device, &executable_info, &count, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        count, make_info<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    if (get_statistics(device, &executable_info, &count, stats.data()) != VK_SUCCESS) continue;
+    for (const VkPipelineExecutableStatisticKHR& st : stats) {
+      line += std::string("; ") + st.name + " ";
+      switch (st.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: line += st.value.b32 ? "yes" : "no"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: line += std::to_string(st.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: line += std::to_string(st.value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: line += std::to_string(st.value.f64); break;
+        default: line += "?";
+      }
+    }
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 // The header every VkPipelineCache blob starts with (VK_PIPELINE_CACHE_HEADER_VERSION_ONE).
 // Checked here so a stale or corrupt file from another driver is ignored, not handed to it.
 bool header_matches(const std::vector<char>& data, const PhysicalDeviceInfo& dev) {
@@ -174,8 +218,10 @@ const Pipeline& PipelineCache::get(const PipelineKey& key) {
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec;
   info.layout = layout;
+  if (device_.captures_pipeline_statistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VK_CHECK(vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &pipeline));
+  if (device_.captures_pipeline_statistics()) print_statistics(device_.handle(), pipeline, key);
   // From here the pipeline has an owner whatever throws: the Pipeline object, or this handler.
   std::unique_ptr<Pipeline> owned;
   try {

@@ -314,7 +314,10 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     // (132 multiprocessors), resnet18 at batch 32: 52 tiles of 2304 terms took 0.308 ms whole and
     // 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576 terms lost
     // (0.134 -> 0.142 in 2), hence a bar between.
-    const uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols, compute_units() * 4 / 3, 4, 128);
+    // TVK_GEMM_SPLITS=<n> forces n parts, to compare.
+    static const char* forced_splits = std::getenv("TVK_GEMM_SPLITS");
+    uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols, compute_units() * 4 / 3, 4, 128);
+    if (forced_splits) splits = static_cast<uint32_t>(std::clamp(std::atoi(forced_splits), 1, 64));
     run_tile128(op, "gemm_tile128", {tile_rows, kTile128, splits}, {}, out, a.tensor, b.tensor, bias, residual, blocks,
                 p, nullptr, 0);
     return;
