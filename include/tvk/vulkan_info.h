@@ -20,6 +20,9 @@ struct VulkanDeviceInfo {
   // Tensor-core fragments for fp16 matrix products ("16x16x16": M x N x K), used by the matrix
   // kernels in fp16 precision; empty where the device has no cooperative matrices.
   std::string cooperative_matrix;
+  // Whether the device reads host memory in place (VK_EXT_external_memory_host): replays then
+  // send a large page-aligned input straight from the caller's tensor, with no staging copy.
+  bool host_memory_import = false;
   uint64_t device_local_bytes = 0;
   bool usable = false;  // has a compute queue and Vulkan 1.1
   bool selected = false;
@@ -42,6 +45,7 @@ struct VulkanCounters {
   uint64_t dispatches = 0;       // since start
   uint64_t submits = 0;          // since start
   uint64_t waited_ns = 0;        // host time spent waiting for the GPU's fences, since start
+  uint64_t host_uploads = 0;     // replay inputs sent straight from host memory, since start
   // Device memory of every pool (the context's and the recordings' arenas):
   uint64_t used_bytes = 0;       // handed out to tensors and staging now
   uint64_t peak_used_bytes = 0;  // the most handed out at once since vulkan_reset_peak_memory()

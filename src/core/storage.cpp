@@ -9,9 +9,13 @@
 namespace tvk {
 
 CpuStorage::CpuStorage(size_t nbytes) : Storage(nbytes) {
-  size_t padded = ((nbytes + 63) / 64) * 64;
-  if (padded == 0) padded = 64;
-  data_ = std::aligned_alloc(64, padded);
+  // Large buffers (a batch of images) start and end on page boundaries, so that a device may
+  // map them for its copy engine to read (VK_EXT_external_memory_host imports whole pages).
+  const size_t alignment = nbytes >= kPageAlignedBytes ? 4096 : 64;
+  size_t padded = (nbytes + alignment - 1) / alignment * alignment;
+  if (padded == 0) padded = alignment;
+  data_ = std::aligned_alloc(alignment, padded);
+  capacity_ = padded;
   if (data_ == nullptr)
     throw OutOfMemoryError(detail::concat("out of host memory allocating ", nbytes, " bytes"));
   std::memset(data_, 0, padded);
@@ -19,7 +23,7 @@ CpuStorage::CpuStorage(size_t nbytes) : Storage(nbytes) {
 }
 
 CpuStorage::CpuStorage(void* borrowed, size_t nbytes, std::function<void(void*)> deleter)
-    : Storage(nbytes), data_(borrowed), deleter_(std::move(deleter)) {}
+    : Storage(nbytes), data_(borrowed), capacity_(nbytes), deleter_(std::move(deleter)) {}
 
 CpuStorage::~CpuStorage() {
   if (deleter_) deleter_(data_);

@@ -52,14 +52,20 @@ class Storage {
 // Host memory, owned or borrowed (from_blob).
 class CpuStorage final : public Storage {
  public:
-  explicit CpuStorage(size_t nbytes);  // zero-filled, 64-byte aligned
+  // Owned allocations of at least this many bytes are page-aligned and padded to whole pages.
+  static constexpr size_t kPageAlignedBytes = size_t{64} << 10;
+  explicit CpuStorage(size_t nbytes);  // zero-filled, 64-byte aligned (or page-aligned, above)
   CpuStorage(void* borrowed, size_t nbytes, std::function<void(void*)> deleter);
   ~CpuStorage() override;
   Device device() const override { return Device::CPU; }
   void* data() const { return data_; }
+  // The bytes that belong to this storage from data() on: nbytes() and an owned allocation's
+  // padding.
+  size_t capacity() const { return capacity_; }
 
  private:
   void* data_ = nullptr;
+  size_t capacity_ = 0;
   std::function<void(void*)> deleter_;
 };
 
@@ -84,6 +90,16 @@ class DeviceCapture {
   // Sends chunk `chunk` of the upload at `slot` for the next replay: chunks in order, each once;
   // replay() sends those not sent before it.
   virtual void send_upload_chunk(const void* /*slot*/, size_t /*chunk*/) {}
+  // Sends the upload at `slot` for the next replay straight from `source` (nbytes of host
+  // memory in `owner`), which the device then reads itself: no copy into the slot. The backend
+  // may keep `owner` alive, and mapped, until a later call with other memory or its own end.
+  // The source must not change until the replay has finished. False when it cannot (the
+  // device lacks the means, the memory is not aligned as it needs, chunks were sent): then the
+  // caller writes the slot.
+  virtual bool send_upload_from(const void* /*slot*/, const std::shared_ptr<const CpuStorage>& /*owner*/,
+                                const void* /*source*/, size_t /*nbytes*/) {
+    return false;
+  }
   // While recording: copies the first `nbytes` of `storage` (a tensor of this device) into host
   // memory as the recording's last step, and again at the end of every replay. Returns where
   // the bytes land, readable once the work has finished; nullptr when the backend has no such

@@ -40,6 +40,7 @@ VulkanInfo vulkan_info() {
       v.compute_units = d.compute_units;
       v.fp16_arithmetic = d.fp16_arithmetic;
       v.storage_16bit = d.storage_16bit;
+      v.host_memory_import = d.host_import_alignment != 0;
       if (d.cooperative_matrix())
         v.cooperative_matrix = std::to_string(d.coopmat_m) + "x" + std::to_string(d.coopmat_n) + "x" + std::to_string(d.coopmat_k);
       v.device_local_bytes = d.device_local_bytes;
@@ -74,6 +75,7 @@ VulkanCounters vulkan_counters() {
   c.dispatches = ctx->stream().dispatches();
   c.submits = ctx->stream().submits();
   c.waited_ns = ctx->stream().waited_ns();
+  c.host_uploads = ctx->stream().host_uploads();
   const vulkan::MemoryStats m = vulkan::MemoryPool::process_stats();  // capture arenas included
   c.used_bytes = m.used_bytes;
   c.peak_used_bytes = m.peak_used_bytes;

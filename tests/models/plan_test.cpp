@@ -2,6 +2,8 @@
 // input signature once and replays it. Replays must give what op-by-op runs give, for new
 // data, for alternating signatures and from several threads at once; what cannot be recorded
 // falls back to op-by-op runs.
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <thread>
@@ -109,7 +111,10 @@ TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignature
 
 // Each replay must compute on that call's bytes, in every chunk where the upload is sent in
 // chunks (Capture::Upload: inputs of 8 MiB and more by default; UploadChunks.model_tests sends
-// this one's 1.8 MB in 64 KiB chunks). The test fails unless the calls' expected outputs differ.
+// this one's 1.8 MB in 64 KiB chunks), and where the device reads it straight from the tensor
+// (HostImport.model_tests: a tensor that comes back is read in place from its second call on,
+// here with its bytes rewritten between two such calls). The test fails unless the calls'
+// expected outputs differ.
 TEST(PlannedExecution, ReplaysOfALargeInputComputeOnEachCallsData) {
   NEED_MODELS_AND_VULKAN();
   if (!planned_execution_enabled()) GTEST_SKIP() << "TVK_PLAN=0";
@@ -138,10 +143,29 @@ TEST(PlannedExecution, ReplaysOfALargeInputComputeOnEachCallsData) {
   std::vector<Tensor> expected;
   for (const Tensor& x : inputs) expected.push_back(run(reference, x));
   ASSERT_GT(relative_diff(expected[0], expected[1]), 1e-2) << "the calls' outputs must differ for the test to mean anything";
+  const uint64_t host_uploads_before = vulkan_counters().host_uploads;
   for (int call : {0, 1, 0, 2, 1}) EXPECT_LE(relative_diff(run(m, inputs[call]), expected[call]), 1e-4) << "call " << call;
+  // One tensor three times, its bytes rewritten before the third (a device reading it in place
+  // must read them again), then another tensor.
+  Tensor reused = batch(0);
+  EXPECT_LE(relative_diff(run(m, reused), expected[0]), 1e-4) << "reused tensor, first call";
+  EXPECT_LE(relative_diff(run(m, reused), expected[0]), 1e-4) << "reused tensor, second call";
+  std::memcpy(reused.data<float>(), inputs[2].data<float>(), reused.nbytes());
+  EXPECT_LE(relative_diff(run(m, reused), expected[2]), 1e-4) << "reused tensor, rewritten";
+  EXPECT_LE(relative_diff(run(m, inputs[1]), expected[1]), 1e-4) << "another tensor after the reused one";
   const ExecutionStats s = stats_of(m);
   EXPECT_EQ(s.plans_built, 1u);
-  EXPECT_EQ(s.replays, 4u);
+  EXPECT_EQ(s.replays, 8u);
+  // Where the run asks for it, every replay took the path under test.
+  if (const char* want = std::getenv("TVK_TEST_EXPECT_HOST_UPLOADS"); want && std::string(want) == "1") {
+    bool can_import = false;
+    for (const VulkanDeviceInfo& d : vulkan_info().devices) can_import |= d.selected && d.host_memory_import;
+    if (!can_import) GTEST_SKIP() << "this Vulkan device cannot import host memory";
+    EXPECT_EQ(vulkan_counters().host_uploads - host_uploads_before, 2u)
+        << "the reused tensor's second and third calls sent from its memory, the rest through staging";
+  } else if (want) {
+    EXPECT_EQ(vulkan_counters().host_uploads - host_uploads_before, 0u) << "replays sent through staging";
+  }
 }
 
 // A model loaded for Vulkan without optimize_for_mobile is planned as optimize_for_mobile would

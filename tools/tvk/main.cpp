@@ -47,6 +47,7 @@ int cmd_info() {
                 d.subgroup_size, yes_no(d.fp16_arithmetic), yes_no(d.storage_16bit),
                 d.cooperative_matrix.empty() ? "no" : d.cooperative_matrix.c_str());
     if (d.compute_units) std::printf("      multiprocessors: %u\n", d.compute_units);
+    std::printf("      host memory import: %s\n", yes_no(d.host_memory_import));
     std::printf("      device-local memory: %.1f GiB%s\n", static_cast<double>(d.device_local_bytes) / (1 << 30),
                 d.usable ? "" : "  (not usable: no compute queue or Vulkan < 1.1)");
   }
@@ -298,7 +299,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
                          "--precision", "--trace", "--memory-every"},
-            {"--json", "--profile", "--verify", "--cpu-fallback", "--input-list"});
+            {"--json", "--profile", "--verify", "--cpu-fallback", "--input-list", "--fresh-inputs"});
   apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
   const std::string precision = apply_precision(args, device);
@@ -368,9 +369,15 @@ int cmd_bench(int argc, char** argv) {
     show_progress("warm-up", i + 1, warmup);
   }
   const tvk::VulkanCounters before = vulkan ? tvk::vulkan_counters() : tvk::VulkanCounters{};
+  // --fresh-inputs: each timed run gets inputs in new memory (copies made outside the timing),
+  // as a service given a new batch per call would; by default every run reuses the same tensors.
+  const bool fresh_inputs = args.has("--fresh-inputs");
   std::vector<double> ms;
   const auto loop_start = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) {
+    if (fresh_inputs)
+      for (tvk::IValue& v : inputs)
+        if (v.isTensor()) v = tvk::IValue(v.toTensor().clone());
     start = std::chrono::steady_clock::now();
     once();
     ms.push_back(since(start));

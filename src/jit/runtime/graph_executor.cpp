@@ -613,9 +613,15 @@ bool GraphExecutor::replay(Plan& plan, const Stack& inputs, Device device, bool 
     for (size_t i = 0; i < inputs.size(); ++i) env[graph_->inputs()[i]->id] = inputs[i];
   for (const Plan::Step& step : plan.steps) {
     switch (step.kind) {
-      case Plan::Step::Kind::WriteInput:
-        write_slot(step.segment, step.slot, step.bytes, inputs[step.index].toTensor().raw_data());
+      case Plan::Step::Kind::WriteInput: {
+        const Tensor& input = inputs[step.index].toTensor();
+        // A large input goes to the device from where it is, if the device can read it there.
+        auto owner = std::dynamic_pointer_cast<const CpuStorage>(input.storage());
+        if (step.segment && owner && step.segment->send_upload_from(step.slot, owner, input.raw_data(), step.bytes))
+          break;
+        write_slot(step.segment, step.slot, step.bytes, input.raw_data());
         break;
+      }
       case Plan::Step::Kind::WriteValue: {
         const IValue& v = env[step.value];
         if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().device() != Device::CPU ||

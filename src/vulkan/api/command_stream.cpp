@@ -527,6 +527,8 @@ void CommandStream::record_upload(Capture::Upload u, VkBuffer staging, VkBuffer 
   // Before any other command: the capture's first command then has a barrier for everything
   // earlier on the queue, these copies included (barrier_for: a fresh recording's first).
   const bool head = capture->recs_.size() == 1 && capture->rec().fresh;
+  u.dst = dst;
+  u.dst_offset = dst_offset;
   if (!head || chunk_bytes == 0 || u.bytes < 2 * chunk_bytes) {
     copy(staging, dst, u.bytes, staging_offset, dst_offset, std::move(keep));
     capture->uploads_.push_back(std::move(u));
@@ -561,6 +563,53 @@ void CommandStream::send_upload_chunk(Capture& capture, size_t upload, size_t ch
   VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE));
   ++submits_;
   ++u.chunks_sent;
+}
+
+bool CommandStream::send_upload_from_host(Capture& capture, size_t upload, const void* source,
+                                          std::shared_ptr<const void> owner) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const VkDeviceSize alignment = device_.physical().host_import_alignment;
+  if (alignment == 0 || upload >= capture.uploads_.size() || capture.submitted_ != 0) return false;
+  Capture::Upload& u = capture.uploads_[upload];
+  if (u.chunk_copies.empty() || u.chunks_sent != 0 || reinterpret_cast<uintptr_t>(source) % alignment != 0)
+    return false;
+  const VkDeviceSize bytes = (u.bytes + alignment - 1) / alignment * alignment;
+  if (!u.host_import || u.host_import->data() != source || u.host_import->bytes() != bytes || u.host_owner != owner) {
+    if (u.host_candidate.lock() != owner || u.host_candidate_data != source) {
+      u.host_candidate = owner;
+      u.host_candidate_data = source;
+      return false;
+    }
+    std::shared_ptr<HostImport> fresh;
+    try {
+      fresh = std::make_shared<HostImport>(device_, source, bytes);
+    } catch (const Error&) {
+      return false;  // the staging copy still works
+    }
+    // The previous run, the last user of the old import's copy, has finished (submitted_ == 0).
+    if (u.host_copy != VK_NULL_HANDLE) vkFreeCommandBuffers(device_.handle(), capture.pool_, 1, &u.host_copy);
+    u.host_copy = VK_NULL_HANDLE;
+    u.host_import.reset();
+    u.host_owner.reset();
+    VkCommandBuffer commands = allocate_command_buffer(device_.handle(), capture.pool_);
+    auto info = make_info<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    VK_CHECK(vkBeginCommandBuffer(commands, &info));
+    VkBufferCopy region{0, u.dst_offset, u.bytes};
+    vkCmdCopyBuffer(commands, fresh->buffer(), u.dst, 1, &region);
+    VK_CHECK(vkEndCommandBuffer(commands));
+    u.host_copy = commands;
+    u.host_import = std::move(fresh);
+    u.host_owner = std::move(owner);
+  }
+  submit_locked();  // eager work queued before runs first
+  auto submit = make_info<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &u.host_copy;
+  VK_CHECK(vkQueueSubmit(device_.queue(), 1, &submit, VK_NULL_HANDLE));
+  ++submits_;
+  ++host_uploads_;
+  u.chunks_sent = u.chunk_copies.size();  // the replay sends none of the staging chunks
+  return true;
 }
 
 void CommandStream::submit_capture_locked(Capture& capture, VkFence fence) {

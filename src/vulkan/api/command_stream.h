@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vulkan/api/buffer.h"
+#include "vulkan/api/host_import.h"
 #include "vulkan/api/pipeline.h"
 
 namespace tvk::vulkan {
@@ -99,6 +100,17 @@ class Capture {
     size_t chunk_bytes = 0;
     std::vector<VkCommandBuffer> chunk_copies;  // empty: the copy is in the capture's commands
     size_t chunks_sent = 0;  // of this run, guarded by the stream's lock
+    VkBuffer dst = VK_NULL_HANDLE;  // where the bytes go, for copies from elsewhere
+    VkDeviceSize dst_offset = 0;
+    // The host memory last sent directly (CommandStream::send_upload_from_host): its import,
+    // the command buffer that copies it to dst, and the memory's owner, kept alive with it.
+    std::shared_ptr<HostImport> host_import;
+    VkCommandBuffer host_copy = VK_NULL_HANDLE;
+    std::shared_ptr<const void> host_owner;
+    // Memory offered once and not imported (an import costs more than a staging copy, so only
+    // memory that comes back is imported), held weakly.
+    std::weak_ptr<const void> host_candidate;
+    const void* host_candidate_data = nullptr;
   };
   const std::vector<Upload>& uploads() const { return uploads_; }
 
@@ -148,6 +160,14 @@ class CommandStream {
   // Submits chunk `chunk` of the capture's upload `upload` (one with chunk_copies) for the next
   // run; replay() submits the chunks not sent before it.
   void send_upload_chunk(Capture& capture, size_t upload, size_t chunk);
+  // Submits the capture's upload `upload` (one with chunk_copies, none sent yet) for the next
+  // run as one copy straight from host memory [source, source + its bytes rounded up to the
+  // device's import alignment), which `owner` keeps valid: imported the second time in a row
+  // the same memory comes (importing 19 MB took 3-4 ms on the H200, more than the staging
+  // copy it saves, so memory seen once is not imported) and reused while it keeps coming.
+  // False, having sent nothing, where it is not done (memory new to this upload, no import on
+  // this device, misaligned memory, a driver that refuses it).
+  bool send_upload_from_host(Capture& capture, size_t upload, const void* source, std::shared_ptr<const void> owner);
 
   // Submits what is recorded without waiting.
   void flush();
@@ -179,6 +199,7 @@ class CommandStream {
   std::map<std::string, ProfileStat> take_profile();
 
   uint64_t submits() const { return submits_; }
+  uint64_t host_uploads() const { return host_uploads_; }  // sent by send_upload_from_host
   uint64_t dispatches() const { return dispatches_total_; }
   uint64_t waited_ns() const { return waited_ns_; }  // host time in fence waits, since start
 
@@ -254,6 +275,7 @@ class CommandStream {
   bool profile_dispatches_ = false;  // profile keys name each dispatch's shape (TVK_PROFILE_DISPATCHES=1)
   std::map<std::string, ProfileStat> profile_;
   std::atomic<uint64_t> submits_{0};
+  std::atomic<uint64_t> host_uploads_{0};
   std::atomic<uint64_t> dispatches_total_{0};
   std::atomic<uint64_t> waited_ns_{0};
 };

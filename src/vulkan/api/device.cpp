@@ -39,6 +39,7 @@ Device::Device(const Instance&, const PhysicalDeviceInfo& physical) : physical_(
     tail = const_cast<const void**>(&f16.pNext);
     extensions.push_back("VK_NV_cooperative_matrix");
   }
+  if (physical_.host_import_alignment != 0) extensions.push_back("VK_EXT_external_memory_host");
   // Pipeline statistics only when asked: capturing them may cost the driver time at creation.
   auto executable_info = make_info<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);

@@ -122,13 +122,21 @@ PhysicalDeviceInfo describe(VkInstance instance, VkPhysicalDevice dev, uint32_t 
       *tail = &sm;
       tail = &sm.pNext;
     }
-    if (has_amd_cores) *tail = &amd;
+    if (has_amd_cores) {
+      *tail = &amd;
+      tail = &amd.pNext;
+    }
+    auto host_import = make_info<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
+    const bool has_host_import = has_device_extension(dev, "VK_EXT_external_memory_host");
+    if (has_host_import) *tail = &host_import;
     auto props2 = make_info<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
     props2.pNext = &subgroup;
     vkGetPhysicalDeviceProperties2(dev, &props2);
     if (has_sm) info.compute_units = sm.shaderSMCount;
     else if (has_amd_cores)
       info.compute_units = amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
+    if (has_host_import) info.host_import_alignment = host_import.minImportedHostPointerAlignment;
     info.subgroup_size = subgroup.subgroupSize;
     info.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
                                (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;

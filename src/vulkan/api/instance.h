@@ -39,6 +39,9 @@ struct PhysicalDeviceInfo {
   // VK_KHR_pipeline_executable_properties: the driver reports each pipeline's compiled
   // statistics (registers, shared memory, spills on NVIDIA); TVK_PIPELINE_STATS=1 prints them.
   bool pipeline_statistics = false;
+  // VK_EXT_external_memory_host: host memory the device may import (and its copies read
+  // directly), in pages of this alignment; 0 where the device has none.
+  uint64_t host_import_alignment = 0;
   uint64_t device_local_bytes = 0;
   int compute_queue_family = -1;  // -1: none
   float timestamp_period_ns = 0;
