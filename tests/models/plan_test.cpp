@@ -112,8 +112,8 @@ TEST(PlannedExecution, ReplaysGiveTorchsResultsForNewDataAndAlternatingSignature
 // Each replay must compute on that call's bytes, in every chunk where the upload is sent in
 // chunks (Capture::Upload: inputs of 8 MiB and more by default; UploadChunks.model_tests sends
 // this one's 1.8 MB in 64 KiB chunks), and where the device reads it straight from the tensor
-// (HostImport.model_tests: a tensor that comes back is read in place from its second call on,
-// here with its bytes rewritten between two such calls). The test fails unless the calls'
+// (HostImport.model_tests, HostImportWhole.model_tests: a tensor that comes back is read in
+// place from its second call on, here with its bytes rewritten between two such calls). The test fails unless the calls'
 // expected outputs differ.
 TEST(PlannedExecution, ReplaysOfALargeInputComputeOnEachCallsData) {
   NEED_MODELS_AND_VULKAN();

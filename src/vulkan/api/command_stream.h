@@ -153,13 +153,17 @@ class CommandStream {
             std::vector<std::shared_ptr<const void>> keep = {});
   // Records the upload `u` (its staging buffer `staging` at staging_offset, to dst at
   // dst_offset) into the capture being recorded on this thread: in chunks of its own when it
-  // comes before any other command and is at least `chunk_bytes` x 2 (Capture::Upload), else as
+  // comes before any other command and is at least `chunk_bytes` x 2 (Capture::Upload), or
+  // kHostImportMinBytes on a device that imports host memory (then maybe one chunk), else as
   // copy(). chunk_bytes 0: never in chunks.
   void record_upload(Capture::Upload u, VkBuffer staging, VkBuffer dst, VkDeviceSize staging_offset,
                      VkDeviceSize dst_offset, size_t chunk_bytes, std::vector<std::shared_ptr<const void>> keep);
   // Submits chunk `chunk` of the capture's upload `upload` (one with chunk_copies) for the next
   // run; replay() submits the chunks not sent before it.
   void send_upload_chunk(Capture& capture, size_t upload, size_t chunk);
+  // Uploads at the head of a capture from this size on get command buffers of their own on
+  // devices that import host memory, even where they are too small to be sent in chunks.
+  static constexpr size_t kHostImportMinBytes = size_t{1} << 20;
   // Submits the capture's upload `upload` (one with chunk_copies, none sent yet) for the next
   // run as one copy straight from host memory [source, source + its bytes rounded up to the
   // device's import alignment), which `owner` keeps valid: imported the second time in a row
