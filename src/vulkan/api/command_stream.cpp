@@ -576,7 +576,8 @@ bool CommandStream::send_upload_from_host(Capture& capture, size_t upload, const
   const VkDeviceSize alignment = device_.physical().host_import_alignment;
   if (alignment == 0 || upload >= capture.uploads_.size() || capture.submitted_ != 0) return false;
   Capture::Upload& u = capture.uploads_[upload];
-  if (u.chunk_copies.empty() || u.chunks_sent != 0 || reinterpret_cast<uintptr_t>(source) % alignment != 0)
+  if (u.chunk_copies.empty() || u.chunks_sent != 0 || u.host_import_refused ||
+      reinterpret_cast<uintptr_t>(source) % alignment != 0)
     return false;
   const VkDeviceSize bytes = (u.bytes + alignment - 1) / alignment * alignment;
   if (!u.host_import || u.host_import->data() != source || u.host_import->bytes() != bytes || u.host_owner != owner) {
@@ -589,7 +590,8 @@ bool CommandStream::send_upload_from_host(Capture& capture, size_t upload, const
     try {
       fresh = std::make_shared<HostImport>(device_, source, bytes);
     } catch (const Error&) {
-      return false;  // the staging copy still works
+      u.host_import_refused = true;  // not tried again: a refusal may cost what an import does
+      return false;                  // the staging copy still works
     }
     // The previous run, the last user of the old import's copy, has finished (submitted_ == 0).
     if (u.host_copy != VK_NULL_HANDLE) vkFreeCommandBuffers(device_.handle(), capture.pool_, 1, &u.host_copy);

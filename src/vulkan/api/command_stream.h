@@ -102,15 +102,17 @@ class Capture {
     size_t chunks_sent = 0;  // of this run, guarded by the stream's lock
     VkBuffer dst = VK_NULL_HANDLE;  // where the bytes go, for copies from elsewhere
     VkDeviceSize dst_offset = 0;
-    // The host memory last sent directly (CommandStream::send_upload_from_host): its import,
-    // the command buffer that copies it to dst, and the memory's owner, kept alive with it.
+    // The host memory last sent directly (CommandStream::send_upload_from_host): the memory's
+    // owner, kept alive with its import (declared after it, so the import goes first: the
+    // memory must outlive it), and the command buffer that copies it to dst.
+    std::shared_ptr<const void> host_owner;
     std::shared_ptr<HostImport> host_import;
     VkCommandBuffer host_copy = VK_NULL_HANDLE;
-    std::shared_ptr<const void> host_owner;
     // Memory offered once and not imported (an import costs more than a staging copy, so only
     // memory that comes back is imported), held weakly.
     std::weak_ptr<const void> host_candidate;
     const void* host_candidate_data = nullptr;
+    bool host_import_refused = false;  // the driver refused an import here: staging from then on
   };
   const std::vector<Upload>& uploads() const { return uploads_; }
 
