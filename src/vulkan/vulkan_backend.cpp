@@ -1,8 +1,8 @@
 // Registers the Vulkan DeviceBackend with the core at start-up.
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 
+#include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/vulkan_storage.h"
 
 namespace tvk::vulkan {
@@ -98,22 +98,14 @@ class VulkanCapture final : public DeviceCapture {
   }
   bool send_upload_from(const void* slot, const std::shared_ptr<const CpuStorage>& owner, const void* source,
                         size_t nbytes) override {
-    // TVK_HOST_IMPORT=0: always through staging, to compare.
-    static const bool enabled = [] {
-      const char* v = std::getenv("TVK_HOST_IMPORT");
-      return !(v && std::strcmp(v, "0") == 0);
-    }();
+    static const bool enabled = switch_on("TVK_HOST_IMPORT");  // 0: always through staging
     const ptrdiff_t i = upload_at(slot);
-    const uint64_t alignment = ctx_->device().physical().host_import_alignment;
-    if (!enabled || i < 0 || alignment == 0 || !owner || capture_.first_run_in_flight()) return false;
-    const Capture::Upload& u = capture_.uploads()[static_cast<size_t>(i)];
-    // The import takes whole pages: the owner's bytes must reach to the last page's end.
+    if (!enabled || i < 0 || !owner || capture_.uploads()[static_cast<size_t>(i)].bytes != nbytes) return false;
     const auto* begin = static_cast<const uint8_t*>(owner->data());
     const auto* from = static_cast<const uint8_t*>(source);
-    const uint64_t rounded = (nbytes + alignment - 1) / alignment * alignment;
-    if (u.bytes != nbytes || from < begin || static_cast<uint64_t>(from - begin) + rounded > owner->capacity())
-      return false;
-    return ctx_->stream().send_upload_from_host(capture_, static_cast<size_t>(i), source, owner);
+    if (from < begin || static_cast<size_t>(from - begin) >= owner->capacity()) return false;
+    return ctx_->stream().send_upload_from_host(capture_, static_cast<size_t>(i), source,
+                                                owner->capacity() - static_cast<size_t>(from - begin), owner);
   }
   const void* download_slot(const Storage& storage, size_t nbytes) override {
     if (CommandStream::current_capture() != &capture_ || nbytes == 0) return nullptr;

@@ -570,7 +570,7 @@ void CommandStream::send_upload_chunk(Capture& capture, size_t upload, size_t ch
   ++u.chunks_sent;
 }
 
-bool CommandStream::send_upload_from_host(Capture& capture, size_t upload, const void* source,
+bool CommandStream::send_upload_from_host(Capture& capture, size_t upload, const void* source, size_t available,
                                           std::shared_ptr<const void> owner) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   const VkDeviceSize alignment = device_.physical().host_import_alignment;
@@ -579,7 +579,9 @@ bool CommandStream::send_upload_from_host(Capture& capture, size_t upload, const
   if (u.chunk_copies.empty() || u.chunks_sent != 0 || u.host_import_refused ||
       reinterpret_cast<uintptr_t>(source) % alignment != 0)
     return false;
+  // The import takes whole pages: the caller's memory must reach to the last page's end.
   const VkDeviceSize bytes = (u.bytes + alignment - 1) / alignment * alignment;
+  if (bytes > available) return false;
   if (!u.host_import || u.host_import->data() != source || u.host_import->bytes() != bytes || u.host_owner != owner) {
     if (u.host_candidate.lock() != owner || u.host_candidate_data != source) {
       u.host_candidate = owner;

@@ -168,12 +168,14 @@ class CommandStream {
   static constexpr size_t kHostImportMinBytes = size_t{1} << 20;
   // Submits the capture's upload `upload` (one with chunk_copies, none sent yet) for the next
   // run as one copy straight from host memory [source, source + its bytes rounded up to the
-  // device's import alignment), which `owner` keeps valid: imported the second time in a row
+  // device's import alignment), of which `available` bytes from source on are the caller's and
+  // `owner` keeps valid: imported the second time in a row
   // the same memory comes (importing 19 MB took 3-4 ms on the H200, more than the staging
   // copy it saves, so memory seen once is not imported) and reused while it keeps coming.
   // False, having sent nothing, where it is not done (memory new to this upload, no import on
   // this device, misaligned memory, a driver that refuses it).
-  bool send_upload_from_host(Capture& capture, size_t upload, const void* source, std::shared_ptr<const void> owner);
+  bool send_upload_from_host(Capture& capture, size_t upload, const void* source, size_t available,
+                             std::shared_ptr<const void> owner);
 
   // Submits what is recorded without waiting.
   void flush();
