@@ -31,9 +31,12 @@ layout(constant_id = 9) const int FLAT = 0;
 layout(constant_id = 10) const int HAS_RESIDUAL = 0;
 layout(constant_id = 11) const int ALIGNED = 0;  // out_w % 4 == 0: a row of 4 outputs is one vec4
 layout(constant_id = 12) const int KSPLIT = 1;
-// UNROLL = 4 (GPUs): the channel loop runs 4 channels per iteration, so the loads of 4 channels
-// are in flight together; one channel at a time leaves a GPU waiting on each load's latency.
-// lavapipe runs UNROLL = 1 (its loads are per-lane loops; unrolling only grows the code).
+// UNROLL = 4 (GPUs; on lavapipe the FLAT GEMM): the channel loop runs 4 channels per iteration.
+// On a GPU the loads of 4 channels are then in flight together; one channel at a time leaves
+// it waiting on each load's latency. llvmpipe stores each loop-carried value (here the 32
+// accumulators) once per iteration, blended with the loop's lane mask, so 4 channels per
+// iteration pay that store a quarter as often (profiled with perf on the JIT code). Its direct
+// tile keeps UNROLL = 1: 4 x KH x KW taps per iteration only grow the code there.
 layout(constant_id = 13) const int UNROLL = 1;
 // FOLD = 1 (FLAT only, for planes of a few texels, e.g. Winograd's 36 GEMMs on a 7x7 image):
 // the work groups' x runs over images x pixel quads and z over the channel blocks, so the

@@ -199,7 +199,7 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   l.local[1] = split;
   l.global = {u32(op, lanes), split, u32(op, p.batch * blocks)};
   l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, flat ? 1u : 0u, residual.defined() ? 1u : 0u,
-                 p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() ? 4u : 1u, fold ? 1u : 0u,
+                 p.out_w % 4 == 0 ? 1u : 0u, split, gpu_shaped_kernels() || flat ? 4u : 1u, fold ? 1u : 0u,
                  padded ? 1u : 0u};
   const auto format = flat ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
   const auto residual_format = flat && !padded ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
