@@ -40,15 +40,20 @@ void main() {
   if (q >= plane4 || k >= rows || n >= batch) return;
   int ic = k / (KH * KW), ky = (k / KW) % KH, kx = k % KW;
   int base = ((n + batch_base) * in_c + ic) * in_h * in_w;
-  vec4 v;
-  int oy = (q * 4) / out_w, ox = (q * 4) % out_w;  // one division per quad, then steps
-  for (int i = 0; i < 4; ++i) {
-    v[i] = q * 4 + i < plane ? at(base, oy * SH - pad_h + ky * DH, ox * SW - pad_w + kx * DW) : 0.0;
-    if (++ox == out_w) {
-      ox = 0;
-      ++oy;
-    }
-  }
+  // The quad's 4 pixels stepped along the output's rows from one division, without a loop
+  // (lavapipe keeps loops, and stores the values they carry each iteration).
+  int p0 = q * 4, oy0 = p0 / out_w, ox0 = p0 % out_w;
+  int oy1 = oy0, ox1 = ox0 + 1;
+  if (ox1 == out_w) { ox1 = 0; ++oy1; }
+  int oy2 = oy1, ox2 = ox1 + 1;
+  if (ox2 == out_w) { ox2 = 0; ++oy2; }
+  int oy3 = oy2, ox3 = ox2 + 1;
+  if (ox3 == out_w) { ox3 = 0; ++oy3; }
+  int dy = ky * DH - pad_h, dx = kx * DW - pad_w;
+  vec4 v = vec4(at(base, oy0 * SH + dy, ox0 * SW + dx), at(base, oy1 * SH + dy, ox1 * SW + dx),
+                at(base, oy2 * SH + dy, ox2 * SW + dx), at(base, oy3 * SH + dy, ox3 * SW + dx));
+  // Pixels past the plane (its last quad's) are 0.
+  v = mix(vec4(0.0), v, lessThan(ivec4(p0, p0 + 1, p0 + 2, p0 + 3), ivec4(plane)));
   int o = (ROWS_SPAN_BATCH == 1 ? k * batch + n : n * rows + k) * plane4 + q;
   if (HALF == 1)
     colh[o] = uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw));

@@ -136,6 +136,46 @@ void tile_channel(int n, int ic0, int oy, int ix0, int wbase, int ic) {
   }
 }
 
+// Output channel oc0 + j of this invocation's 4 pixels, `v` with its bias: the residual added,
+// clamped and stored.
+void store_channel(int n, int oc0, int q, int oy, int ox0, int out_plane, int j, vec4 v) {
+  if (oc0 + j >= out_c) return;
+  int o = (n * out_c + oc0 + j) * out_plane;
+  int r_base = batch_base * out_c * out_plane;  // the residual is bound whole
+  if (FLAT == 1 && PADDED == 1) {
+    // Value by value (the plane is not whole texels), written without a loop.
+    int pix = q * 4;
+    if (HAS_RESIDUAL == 1)
+      v += vec4(r_value(r_base + o + pix), r_value(r_base + o + min(pix + 1, out_plane - 1)),
+                r_value(r_base + o + min(pix + 2, out_plane - 1)), r_value(r_base + o + min(pix + 3, out_plane - 1)));
+    v = clamp(v, out_min, out_max);
+    y[o + pix] = v.x;
+    if (pix + 1 < out_plane) y[o + pix + 1] = v.y;
+    if (pix + 2 < out_plane) y[o + pix + 2] = v.z;
+    if (pix + 3 < out_plane) y[o + pix + 3] = v.w;
+  } else if (FLAT == 1) {
+    int o4 = o / 4 + q;
+    if (HAS_RESIDUAL == 1) v += r_texel(r_base / 4 + o4);
+    y4[o4] = clamp(v, out_min, out_max);
+  } else if (ALIGNED == 1) {
+    int o4 = (o + oy * out_w + ox0) / 4;
+    int r = r_base + o4 * 4;
+    if (HAS_RESIDUAL == 1) v += vec4(r_value(r), r_value(r + 1), r_value(r + 2), r_value(r + 3));
+    y4[o4] = clamp(v, out_min, out_max);
+  } else {
+    o += oy * out_w + ox0;
+    int last = out_w - 1 - ox0;  // the row's last output, relative to ox0 (0 or more)
+    if (HAS_RESIDUAL == 1)
+      v += vec4(r_value(r_base + o), r_value(r_base + o + min(1, last)), r_value(r_base + o + min(2, last)),
+                r_value(r_base + o + min(3, last)));
+    v = clamp(v, out_min, out_max);
+    y[o] = v.x;
+    if (last >= 1) y[o + 1] = v.y;
+    if (last >= 2) y[o + 2] = v.z;
+    if (last >= 3) y[o + 3] = v.w;
+  }
+}
+
 void main() {
   int lane = int(gl_GlobalInvocationID.x);
   int slice = int(gl_LocalInvocationID.y);
@@ -211,39 +251,15 @@ void main() {
 
   int bias4 = wset_count * wset_texels + block * 2;
   vec4 bl = w_texel(bias4), bh = w_texel(bias4 + 1);
-  vec4 acc[8] = vec4[8](acc0 + bl.x, acc1 + bl.y, acc2 + bl.z, acc3 + bl.w, acc4 + bh.x, acc5 + bh.y, acc6 + bh.z,
-                        acc7 + bh.w);
-  int channels = min(8, out_c - oc0);
-  int r_base = batch_base * out_c * out_plane;  // the residual is bound whole
-  for (int j = 0; j < channels; ++j) {
-    vec4 v = acc[j];
-    int o = (n * out_c + oc0 + j) * out_plane;
-    if (FLAT == 1 && PADDED == 1) {
-      for (int i = 0; i < 4; ++i) {
-        int pix = q * 4 + i;
-        if (pix >= out_plane) break;
-        float s = v[i];
-        if (HAS_RESIDUAL == 1) s += r_value(r_base + o + pix);
-        y[o + pix] = clamp(s, out_min, out_max);
-      }
-    } else if (FLAT == 1) {
-      int o4 = o / 4 + q;
-      if (HAS_RESIDUAL == 1) v += r_texel(r_base / 4 + o4);
-      y4[o4] = clamp(v, out_min, out_max);
-    } else if (ALIGNED == 1) {
-      int o4 = (o + oy * out_w + ox0) / 4;
-      int r = r_base + o4 * 4;
-      if (HAS_RESIDUAL == 1) v += vec4(r_value(r), r_value(r + 1),
-                                       r_value(r + 2), r_value(r + 3));
-      y4[o4] = clamp(v, out_min, out_max);
-    } else {
-      o += oy * out_w + ox0;
-      for (int i = 0; i < 4; ++i) {
-        if (ox0 + i >= out_w) break;
-        float s = v[i];
-        if (HAS_RESIDUAL == 1) s += r_value(r_base + o + i);
-        y[o + i] = clamp(s, out_min, out_max);
-      }
-    }
-  }
+  // Written out channel by channel, without a loop over an array of the accumulators: lavapipe
+  // keeps such loops and indexes such arrays lane by lane (squeezenet1_1's 27-term stem took
+  // 3-8% less time without).
+  store_channel(n, oc0, q, oy, ox0, out_plane, 0, acc0 + bl.x);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 1, acc1 + bl.y);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 2, acc2 + bl.z);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 3, acc3 + bl.w);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 4, acc4 + bh.x);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 5, acc5 + bh.y);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 6, acc6 + bh.z);
+  store_channel(n, oc0, q, oy, ox0, out_plane, 7, acc7 + bh.w);
 }
