@@ -4,7 +4,8 @@
 // multiply-adds. Weights come packed by conv2d_pack.glsl ([block][K][8] then the bias) and
 // are read as RGBA32 texels: one texel is 4 output channels of one tap. Inputs are read as
 // texels too (RGBA32 = 4 pixels when FLAT, else R32), never with branches: an index outside
-// the image is clamped and its value replaced by 0, so lavapipe runs the loops without masks.
+// the image is clamped and its value replaced by 0, so only lanes past the end of the work
+// (which leave first) mask lavapipe's loops.
 // Kernel size, stride and dilation are specialisation constants so the tap loops unroll.
 // FLAT = 1: 1x1, stride 1, no padding and H*W % 4 == 0, so 4 pixels are one texel.
 // PADDED = 1 (FLAT only): the input's plane is the output's rounded up to a multiple of 4 (an
@@ -201,6 +202,11 @@ void main() {
   if (FLAT == 1) {
     int plane4 = in_h * in_w / 4;
     live = FOLD == 1 ? lane < batch * plane4 : lane < plane4;
+    // Lanes past the work leave before the loop (without a split, no barrier waits for them):
+    // llvmpipe runs a work group 8 lanes at a time, and 8 lanes that all left skip the loop,
+    // where they used to run it in full on clamped indices (Winograd's 36 GEMMs on a 7x7 image
+    // fill 36 of 64 lanes; squeezenet1_1's classifier 43).
+    if (KSPLIT == 1 && !live) return;
     int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(q, plane4 - 1);
     if (UNROLL == 4) {
       for (; ic + 3 * KSPLIT < in_c_per_group; ic += 4 * KSPLIT) {
@@ -214,6 +220,7 @@ void main() {
   } else {
     int quads = (out_w + 3) / 4;
     live = lane < out_h * quads;
+    if (KSPLIT == 1 && !live) return;  // as above
     int l = min(lane, out_h * quads - 1);
     oy = l / quads;
     ox0 = (l % quads) * 4;
