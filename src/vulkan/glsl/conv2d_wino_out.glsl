@@ -2,14 +2,18 @@
 // one output channel (M, as the GEMMs wrote them: [36][out_c][batch][tiles4]), computes the
 // 4 x 4 outputs A^T M A, adds the bias and the residual (HAS_RESIDUAL), clamps, and stores the
 // outputs that fall inside the image.
+// ALIGNED = 1: out_w % 4 == 0, so each tile row of 4 outputs is one vec4 of the output and of
+// the residual (bound as RGBA32 texels): one store and one fetch where lavapipe makes 4 of each.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int HAS_RESIDUAL = 0;
+layout(constant_id = 4) const int ALIGNED = 0;
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
 layout(binding = 1) uniform samplerBuffer m;         // R32
 layout(binding = 2) uniform samplerBuffer bias;      // R32; m stands in when has_bias = 0
-layout(binding = 3) uniform samplerBuffer residual;  // R32, the output's shape; m stands in without one
+layout(binding = 3) uniform samplerBuffer residual;  // R32 (RGBA32 when ALIGNED), the output's shape; m stands in without one
 layout(push_constant) uniform Params {
   int out_w, out_h, out_c, batch;  // batch: images in this chunk
   int tiles_w, tiles, tiles4, has_bias;
@@ -34,6 +38,12 @@ vec4 column(int src, int stride, int j) {
 
 // One output row of the tile, bias, residual and clamp applied; `o` indexes the output plane.
 void store_row(int o_base, int r_base, int o, int valid, vec4 row) {
+  if (ALIGNED == 1) {
+    // o, o_base and r_base are multiples of 4 (so is the plane), and the row is whole.
+    if (HAS_RESIDUAL == 1) row += texelFetch(residual, (r_base + o) / 4);
+    y4[(o_base + o) / 4] = clamp(row, out_min, out_max);
+    return;
+  }
   if (HAS_RESIDUAL == 1) {
     // Clamped reads: a partial tile at the image's edge never reads past the residual.
     int last = o + max(valid - 1, 0);

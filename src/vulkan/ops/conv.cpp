@@ -442,10 +442,13 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
       WinogradOutParams o{i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(images), i32(tiles_w), i32(tiles),
                           i32(tiles4), w.bias.defined() ? 1 : 0, out_min, out_max, i32(n0),
                           out_whole ? i32(n0) : 0, i32(t0), i32(count)};
+      // Rows of whole vec4s where the output's width is a multiple of 4.
+      const bool aligned = p.out_w % 4 == 0;
       ShaderLaunch l = grid_launch("conv2d_wino_out", {u32(op, count), u32(op, p.out_channels), u32(op, images)},
-                                   {residual.defined() ? 1u : 0u});
+                                   {residual.defined() ? 1u : 0u, aligned ? 1u : 0u});
       l.local = transform_local(l.global);
-      launch(l, {y, texels1(m), texels1(w.bias.defined() ? w.bias : m), texels1(residual.defined() ? residual : m)}, o);
+      launch(l, {y, texels1(m), texels1(w.bias.defined() ? w.bias : m),
+                 residual.defined() ? (aligned ? texels4(residual) : texels1(residual)) : texels1(m)}, o);
     }
   }
 }
