@@ -502,6 +502,9 @@ TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
     close(fused, clamp(add(conv2d(input, weight, b, {stride}, {1}), residual), 0.0, std::nullopt), what);
   };
   check_fused(x, w, 1, randn({2, 72, 66, 66}, 54), "residual + relu");
+  // Winograd onto rows of whole vec4s (width 20; conv2d_wino_out's ALIGNED rows, the residual
+  // read as RGBA32 texels), with a last row of tiles cut at the image's bottom edge (height 18).
+  check_fused(randn({2, 24, 18, 20}, 66), w, 1, randn({2, 72, 18, 20}, 67), "Winograd vec4 rows, residual");
   // Stride 2 onto 20 x 20 planes (whole texels: vec4 stores) with a residual: on GPUs one product
   // over the batch, its columns the two images' pixels side by side.
   check_fused(randn({2, 24, 40, 40}, 58), w, 2, randn({2, 72, 20, 20}, 59), "stride 2, residual");
