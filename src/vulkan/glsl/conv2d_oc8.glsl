@@ -5,7 +5,7 @@
 // are read as RGBA32 texels: one texel is 4 output channels of one tap. Inputs are read as
 // texels too (RGBA32 = 4 pixels when FLAT, else R32), never with branches: an index outside
 // the image is clamped and its value replaced by 0, so only lanes past the end of the work
-// (which leave first) mask lavapipe's loops.
+// (which, without a split, leave first) mask lavapipe's loops.
 // Kernel size, stride and dilation are specialisation constants so the tap loops unroll.
 // FLAT = 1: 1x1, stride 1, no padding and H*W % 4 == 0, so 4 pixels are one texel.
 // PADDED = 1 (FLAT only): the input's plane is the output's rounded up to a multiple of 4 (an
@@ -143,37 +143,28 @@ void store_channel(int n, int oc0, int q, int oy, int ox0, int out_plane, int j,
   if (oc0 + j >= out_c) return;
   int o = (n * out_c + oc0 + j) * out_plane;
   int r_base = batch_base * out_c * out_plane;  // the residual is bound whole
-  if (FLAT == 1 && PADDED == 1) {
-    // Value by value (the plane is not whole texels), written without a loop.
-    int pix = q * 4;
-    if (HAS_RESIDUAL == 1)
-      v += vec4(r_value(r_base + o + pix), r_value(r_base + o + min(pix + 1, out_plane - 1)),
-                r_value(r_base + o + min(pix + 2, out_plane - 1)), r_value(r_base + o + min(pix + 3, out_plane - 1)));
-    v = clamp(v, out_min, out_max);
-    y[o + pix] = v.x;
-    if (pix + 1 < out_plane) y[o + pix + 1] = v.y;
-    if (pix + 2 < out_plane) y[o + pix + 2] = v.z;
-    if (pix + 3 < out_plane) y[o + pix + 3] = v.w;
-  } else if (FLAT == 1) {
+  if (FLAT == 1 && PADDED == 0) {
     int o4 = o / 4 + q;
     if (HAS_RESIDUAL == 1) v += r_texel(r_base / 4 + o4);
     y4[o4] = clamp(v, out_min, out_max);
-  } else if (ALIGNED == 1) {
+  } else if (FLAT == 0 && ALIGNED == 1) {
     int o4 = (o + oy * out_w + ox0) / 4;
     int r = r_base + o4 * 4;
     if (HAS_RESIDUAL == 1) v += vec4(r_value(r), r_value(r + 1), r_value(r + 2), r_value(r + 3));
     y4[o4] = clamp(v, out_min, out_max);
   } else {
-    o += oy * out_w + ox0;
-    int last = out_w - 1 - ox0;  // the row's last output, relative to ox0 (0 or more)
+    // Value by value, written without a loop: the 4 pixels run from `first` to the end of the
+    // plane (PADDED: it is not whole texels) or of the row, `last` values on (0 to 3 stored).
+    int first = o + (FLAT == 1 ? q * 4 : oy * out_w + ox0);
+    int last = FLAT == 1 ? out_plane - 1 - q * 4 : out_w - 1 - ox0;
     if (HAS_RESIDUAL == 1)
-      v += vec4(r_value(r_base + o), r_value(r_base + o + min(1, last)), r_value(r_base + o + min(2, last)),
-                r_value(r_base + o + min(3, last)));
+      v += vec4(r_value(r_base + first), r_value(r_base + first + min(1, last)),
+                r_value(r_base + first + min(2, last)), r_value(r_base + first + min(3, last)));
     v = clamp(v, out_min, out_max);
-    y[o] = v.x;
-    if (last >= 1) y[o + 1] = v.y;
-    if (last >= 2) y[o + 2] = v.z;
-    if (last >= 3) y[o + 3] = v.w;
+    y[first] = v.x;
+    if (last >= 1) y[first + 1] = v.y;
+    if (last >= 2) y[first + 2] = v.z;
+    if (last >= 3) y[first + 3] = v.w;
   }
 }
 
@@ -202,10 +193,10 @@ void main() {
   if (FLAT == 1) {
     int plane4 = in_h * in_w / 4;
     live = FOLD == 1 ? lane < batch * plane4 : lane < plane4;
-    // Lanes past the work leave before the loop (without a split, no barrier waits for them):
-    // llvmpipe runs a work group 8 lanes at a time, and 8 lanes that all left skip the loop,
-    // where they used to run it in full on clamped indices (Winograd's 36 GEMMs on a 7x7 image
-    // fill 36 of 64 lanes; squeezenet1_1's classifier 43).
+    // Lanes past the work leave before the loop (without a split, no barrier waits for them),
+    // where they used to run it in full on clamped indices: Winograd's 36 GEMMs on a 7x7 image
+    // fill 36 of 64 lanes, squeezenet1_1's classifier 43, and on lavapipe, which runs a work
+    // group 8 lanes at a time, those GEMMs took 25-44% less time once the idle lanes left.
     if (KSPLIT == 1 && !live) return;
     int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(q, plane4 - 1);
     if (UNROLL == 4) {
