@@ -196,7 +196,7 @@ void main() {
     // Lanes past the work leave before the loop (without a split, no barrier waits for them),
     // where they used to run it in full on clamped indices: Winograd's 36 GEMMs on a 7x7 image
     // fill 36 of 64 lanes, squeezenet1_1's classifier 43, and on lavapipe, which runs a work
-    // group 8 lanes at a time, those GEMMs took 25-44% less time once the idle lanes left.
+    // group 8 lanes at a time, those GEMMs took 24-44% less time once the idle lanes left.
     if (KSPLIT == 1 && !live) return;
     int xi = ((n + batch_base) * in_c + ic0) * plane4 + min(q, plane4 - 1);
     if (UNROLL == 4) {
