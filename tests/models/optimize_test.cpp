@@ -394,3 +394,63 @@ TEST(FuseCatOfPackedConvs, FusesDistinctConvolutionsAndLeavesSharedOnes) {
   g = build({0, 1}, true);
   EXPECT_EQ(fuse_cat_of_packed_convs(*g), 0);
 }
+
+// fuse_depthwise_into_pointwise on hand-made graphs: dw(x) -> pw, with a rank check (aten::dim)
+// on the depthwise output as a folded batch norm leaves, becomes one tvk::run_conv2d_dw_pw whose
+// result is the CPU's; the rank check then reads x. A depthwise output that is also a graph
+// output, and a 3x3 second convolution, stay as they are.
+TEST(FuseDepthwiseIntoPointwise, FusesPairsAndLeavesOthers) {
+  TVK_NEED_VULKAN();
+  const int64_t c = 8;
+  const Tensor wd = randn({c, 1, 3, 3}, 70), bd = randn({c}, 71), wp = randn({5, c, 1, 1}, 72), w3 = randn({5, c, 3, 3}, 73);
+  const Tensor x = randn({1, c, 6, 6}, 74);
+  auto context = [](const Tensor& w, const Tensor& b, int64_t pad, int64_t groups) {
+    return ops::call("vulkan_prepack::create_conv2d_context",
+                     {IValue(w), b.defined() ? IValue(b) : IValue(), IValue(IntList{1, 1}), IValue(IntList{pad, pad}),
+                      IValue(IntList{1, 1}), IValue(groups), IValue(0.0), IValue(6.0)});
+  };
+  const IValue dw = context(wd, bd, 1, c), pw = context(wp, Tensor(), 0, 1), full = context(w3, Tensor(), 1, 1);
+  auto node = [](Graph& g, const char* op, std::vector<Arg> args, ValueType out) {
+    auto n = std::make_unique<Node>();
+    n->op = &ops::require_op(op);
+    n->args = std::move(args);
+    n->outputs.push_back(g.new_value(out));
+    return g.append(std::move(n));
+  };
+  // The output: a tuple of the second convolution's result and the rank of the depthwise output
+  // (and that output itself where `extra_use`).
+  auto build = [&](const IValue& second, bool extra_use) {
+    auto g = std::make_unique<Graph>();
+    Value* in = g->add_input("x", ValueType::Tensor);
+    Value* mid = node(*g, "vulkan_prepack::run_conv2d_context", {Arg::of(in), Arg::of(dw)}, ValueType::Tensor)->outputs[0];
+    Node* rank = node(*g, "aten::dim", {Arg::of(mid)}, ValueType::Int);
+    Node* out = node(*g, "vulkan_prepack::run_conv2d_context", {Arg::of(mid), Arg::of(second)}, ValueType::Tensor);
+    auto tuple = std::make_unique<Node>();
+    tuple->kind = NodeKind::TupleConstruct;
+    tuple->args = {Arg::of(out->outputs[0]), Arg::of(rank->outputs[0])};
+    if (extra_use) tuple->args.push_back(Arg::of(mid));
+    tuple->outputs.push_back(g->new_value(ValueType::Tuple));
+    g->outputs().push_back(Arg::of(g->append(std::move(tuple))->outputs[0]));
+    return g;
+  };
+  {
+    auto g = build(pw, false);
+    EXPECT_EQ(fuse_depthwise_into_pointwise(*g), 1);
+    const auto h = g->op_histogram();
+    EXPECT_EQ(h.count("tvk::run_conv2d_dw_pw"), 1u);
+    EXPECT_EQ(h.count("vulkan_prepack::run_conv2d_context"), 0u);
+    GraphExecutor exec(std::shared_ptr<const Graph>(std::move(g)));
+    Stack in;
+    in.emplace_back(x.vulkan());
+    const IValue result = exec.run(std::move(in));
+    ASSERT_TRUE(result.isTuple());
+    const Tensor expected =
+        clamp(conv2d(clamp(conv2d(x, wd, bd, {1}, {1}, {1}, c), 0.0, 6.0), wp), 0.0, 6.0);
+    EXPECT_LE(relative_diff(result.toTuple()[0].toTensor().cpu(), expected), 1e-5);
+    EXPECT_EQ(result.toTuple()[1].toInt(), 4);
+  }
+  auto g = build(pw, true);
+  EXPECT_EQ(fuse_depthwise_into_pointwise(*g), 0);
+  g = build(full, false);
+  EXPECT_EQ(fuse_depthwise_into_pointwise(*g), 0);
+}
