@@ -3,7 +3,6 @@
 // inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -465,71 +464,6 @@ TEST(OpsApi, PackedConvolutionsConcatenatedOnVulkan) {
   EXPECT_THROW(ops::call("tvk::run_conv2d_contexts_cat",
                          {IValue::list(List{IValue(small.vulkan()), IValue(randn({1, 8, 9, 7}, 48).vulkan())}),
                           IValue::list(List{c1, c3}), IValue(int64_t{1})}),
-               Error);
-}
-
-// tvk::run_conv2d_dw_pw (a depthwise convolution and the pointwise one that alone reads it, as
-// mobilenet's blocks become when loaded): on GPUs at batch 1 one dispatch (conv2d_dw_split, which
-// SplitK.op_tests forces on lavapipe), else the two. Against the CPU's convolutions, clamps and
-// add: stride 1 and 2, a depthwise layer with and without a bias, channels that fill no tile
-// (72 of the shared tile's 96, 20 outputs: 2.5 blocks of 8), planes of whole quads (8x8) and not
-// (7x7, 5x5 after stride 2), with a residual and relu or with the pointwise layer's own clamp,
-// and batch 2.
-TEST(OpsApi, PackedConvDepthwiseThenPointwiseOnVulkan) {
-  TVK_NEED_VULKAN();
-  const bool gpu_kernels = std::getenv("TVK_REDUCTION_SPLIT") != nullptr;
-  const int64_t c = 72, out_c = 20;
-  const Tensor wd = randn({c, 1, 3, 3}, 80), bd = randn({c}, 81);
-  const Tensor wp = randn({out_c, c, 1, 1}, 82), bp = randn({out_c}, 83);
-  auto context = [](const Tensor& w, const Tensor& b, int64_t stride, int64_t pad, int64_t groups, IValue lo,
-                    IValue hi) {
-    return ops::call("vulkan_prepack::create_conv2d_context",
-                     {IValue(w), b.defined() ? IValue(b) : IValue(), IValue(IntList{stride, stride}),
-                      IValue(IntList{pad, pad}), IValue(IntList{1, 1}), IValue(groups), std::move(lo), std::move(hi)});
-  };
-  const IValue pw_plain = context(wp, bp, 1, 0, 1, IValue(), IValue());
-  const IValue pw_clamped = context(wp, bp, 1, 0, 1, IValue(-1.0), IValue(2.0));
-  int checked = 0;
-  for (int64_t stride : {1, 2})
-    for (bool dw_bias : {true, false})
-      for (const IntList& shape : {IntList{1, c, 8, 8}, IntList{1, c, 7, 7}, IntList{1, c, 10, 10}, IntList{2, c, 7, 7}}) {
-        const IValue dw = context(wd, dw_bias ? bd : Tensor(), stride, 1, c, IValue(0.0), IValue(6.0));
-        const Tensor x = randn(shape, 84 + checked);
-        const Tensor mid = clamp(conv2d(x, wd, dw_bias ? bd : Tensor(), {stride}, {1}, {1}, c), 0.0, 6.0);
-        const Tensor plain = conv2d(mid, wp, bp);
-        const Tensor residual = randn(plain.sizes(), 90 + checked);
-        const std::string what = "stride " + std::to_string(stride) + (dw_bias ? ", bias" : ", no bias") + ", " +
-                                 std::to_string(shape[0]) + "x" + std::to_string(shape[2]) + "x" + std::to_string(shape[3]);
-        struct Case {
-          IValue pw, residual, lo;
-          Tensor expected;
-          const char* what;
-        };
-        const std::vector<Case> cases{
-            {pw_plain, IValue(), IValue(), plain, "plain"},
-            {pw_clamped, IValue(), IValue(), clamp(plain, -1.0, 2.0), "clamped"},
-            {pw_plain, IValue(residual.vulkan()), IValue(0.0), clamp(add(plain, residual), 0.0, std::nullopt),
-             "residual + relu"}};
-        for (const Case& k : cases) {
-          const uint64_t before = vulkan_counters().dispatches;
-          const Tensor got = ops::call("tvk::run_conv2d_dw_pw", {IValue(x.vulkan()), dw, k.pw, k.residual, k.lo, IValue()})
-                                 .toTensor();
-          const uint64_t dispatches = vulkan_counters().dispatches - before;
-          EXPECT_EQ(got.device(), Device::Vulkan) << what << ", " << k.what;
-          ASSERT_EQ(got.sizes(), k.expected.sizes()) << what << ", " << k.what;
-          EXPECT_LE(max_abs_diff(got.cpu(), k.expected), 1e-4 * testing_support::max_abs(k.expected))
-              << what << ", " << k.what;
-          if (gpu_kernels && shape[0] == 1) {
-            EXPECT_EQ(dispatches, 1u) << what << ", " << k.what;
-          }
-        }
-        ++checked;
-      }
-  EXPECT_EQ(checked, 16);
-  // Output bounds come only with a residual (they clamp the sum).
-  const IValue dw = context(wd, bd, 1, 1, c, IValue(), IValue());
-  EXPECT_THROW(ops::call("tvk::run_conv2d_dw_pw",
-                         {IValue(randn({1, c, 8, 8}, 99).vulkan()), dw, pw_plain, IValue(), IValue(0.0), IValue()}),
                Error);
 }
 

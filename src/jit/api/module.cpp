@@ -106,7 +106,6 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
       }
     }
     fuse_add_into_packed_conv(*graph);
-    fuse_depthwise_into_pointwise(*graph);
     fuse_cat_of_packed_convs(*graph);
     return state.graphs[method] = std::make_shared<GraphExecutor>(std::shared_ptr<const Graph>(std::move(graph)));
   } catch (const Error& e) {

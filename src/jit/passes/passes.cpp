@@ -9,7 +9,6 @@
 #include <set>
 #include <tuple>
 
-#include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "ops/quantized.h"
 #include "ops/xnnpack_contexts.h"
@@ -422,84 +421,6 @@ int fuse_add_into_packed_conv(Graph& g) {
   return fused;
 }
 
-namespace {
-// The __getstate__ list of a constant Conv2dPackedContext argument (weight, bias, stride,
-// padding, dilation, transposed, -, output_padding, groups, output_min, output_max), or none.
-std::optional<List> packed_conv_state(const Arg& a) {
-  if (a.is_value() || !a.constant.isObject()) return std::nullopt;
-  const Object& obj = *a.constant.toObject();
-  const ops::CustomClass* cls = ops::find_custom_class(obj.type_name);
-  if (obj.type_name != "__torch__.torch.classes.vulkan.Conv2dPackedContext" || !cls || !cls->get_state)
-    return std::nullopt;
-  IValue state = cls->get_state(obj);
-  if (!state.isList() || state.toList().size() != 11 || !state.toList()[0].isTensor()) return std::nullopt;
-  return state.toList();
-}
-
-bool all_equal(const IValue& v, int64_t x) {
-  if (!v.isList()) return false;
-  const std::vector<int64_t> items = v.toIntList();
-  return std::all_of(items.begin(), items.end(), [x](int64_t e) { return e == x; });
-}
-}  // namespace
-
-int fuse_depthwise_into_pointwise(Graph& g) {
-  int fused = 0;
-  std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
-  for (Node* pw : g.all_nodes()) {
-    if (erased.count(pw)) continue;
-    const bool add = pw->is_op("tvk::run_conv2d_context_add");
-    if (!add && !pw->is_op("vulkan_prepack::run_conv2d_context")) continue;
-    if (!pw->args[0].is_value()) continue;
-    Value* mid = pw->args[0].value;
-    Node* dw = mid->producer;
-    // The depthwise output feeds this node alone, apart from rank checks (aten::dim: a folded
-    // batch norm's), which then read the depthwise input, of the same rank.
-    if (!dw || !dw->is_op("vulkan_prepack::run_conv2d_context") || dw->owner != pw->owner || g.is_graph_output(mid) ||
-        (add && pw->args[2].is_value() && pw->args[2].value == mid) || !dw->args[0].is_value())
-      continue;
-    std::vector<Node*> rank_checks;
-    bool other_use = false;
-    for (Node* u : g.uses(mid)) {
-      if (u == pw) continue;
-      if (u->is_op("aten::dim"))
-        rank_checks.push_back(u);
-      else
-        other_use = true;
-    }
-    if (other_use) continue;
-    const std::optional<List> d = packed_conv_state(dw->args[1]), p = packed_conv_state(pw->args[1]);
-    if (!d || !p) continue;
-    const IntList dws = (*d)[0].toTensor().sizes(), pws = (*p)[0].toTensor().sizes();
-    // Depthwise: groups = channels, one filter each; pointwise: 1x1, stride 1, no padding,
-    // dilation 1, ungrouped, over the depthwise layer's channels.
-    const bool depthwise = dws.size() == 4 && dws[1] == 1 && (*d)[8].isInt() && (*d)[8].toInt() == dws[0] &&
-                           (*d)[5].isBool() && !(*d)[5].toBool();
-    const bool pointwise = pws.size() == 4 && pws[1] == (dws.size() == 4 ? dws[0] : -1) && pws[2] == 1 &&
-                           pws[3] == 1 && all_equal((*p)[2], 1) && all_equal((*p)[3], 0) && all_equal((*p)[4], 1) &&
-                           (*p)[8].isInt() && (*p)[8].toInt() == 1 && (*p)[5].isBool() && !(*p)[5].toBool();
-    if (!depthwise || !pointwise) continue;
-    for (Node* check : rank_checks) check->args[0] = dw->args[0];
-    std::vector<Arg> args{dw->args[0], dw->args[1], pw->args[1]};
-    if (add) {
-      args.insert(args.end(), {pw->args[2], pw->args[3], pw->args[4]});
-    } else {
-      args.insert(args.end(), {Arg::of(IValue()), Arg::of(IValue()), Arg::of(IValue())});
-    }
-    auto fusedop = make_op_node(g, "tvk::run_conv2d_dw_pw", std::move(args), ValueType::Tensor);
-    fusedop->source = pw->source;
-    // In pw's place: its residual exists by then, and the depthwise input before it.
-    Node* made = g.insert_before(std::move(fusedop), pw);
-    g.replace_all_uses(pw->outputs[0], Arg::of(made->outputs[0]));
-    erased.insert(pw);
-    erased.insert(dw);
-    g.erase(pw);
-    g.erase(dw);
-    ++fused;
-  }
-  return fused;
-}
-
 int fuse_cat_of_packed_convs(Graph& g) {
   int fused = 0;
   for (Node* cat : g.all_nodes()) {
@@ -755,4 +676,3 @@ int eliminate_dead_code(Graph& g) {
 }
 
 }  // namespace tvk::jit
-

@@ -33,11 +33,6 @@ int fuse_clamp_into_packed_conv(Graph& graph);
 // shape (alpha 1), and optionally a relu, becomes tvk::run_conv2d_context_add, one dispatch
 // where the context's kernel allows it.
 int fuse_add_into_packed_conv(Graph& graph);
-// Execution-time fusion, as above (after fuse_add_into_packed_conv): a depthwise
-// run_conv2d_context whose output only a pointwise (1x1, stride 1, unpadded, ungrouped)
-// run_conv2d_context or run_conv2d_context_add reads becomes tvk::run_conv2d_dw_pw: one dispatch
-// where the kernel takes the pair (GPUs at batch 1), no intermediate tensor.
-int fuse_depthwise_into_pointwise(Graph& graph);
 // Execution-time fusion, as above: cat of run_conv2d_context outputs (squeezenet's fire
 // modules) becomes tvk::run_conv2d_contexts_cat, whose convolutions write their channels of the
 // result in place at batch 1 instead of each output being copied.

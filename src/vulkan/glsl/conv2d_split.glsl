@@ -11,12 +11,6 @@
 // uvec2 of 4 packed halves), so neighbouring lanes read neighbouring weights. Kernel size,
 // stride and dilation are specialisation constants; a 1x1 kernel (sent without padding) reads
 // no masks.
-// DW_FUSED = 1 (the variant conv2d_dw_split): a 1x1 layer whose input is a depthwise
-// convolution's output, computed here instead of read. The work group first computes the
-// depthwise outputs of its 4 pixels for every channel into shared memory (clamped as that layer
-// is), and the sum reads them there: one dispatch, not two, and no intermediate tensor. x is
-// then the depthwise layer's input; in_w and in_h are its output's (this layer's) size.
-// VARIANT conv2d_dw_split DW_FUSED=1
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -35,19 +29,6 @@ layout(constant_id = 12) const int SUBGROUP = 32;  // the device's subgroup size
 // 1: filter rows 3 wide at horizontal stride and dilation 1 and padding 1 over rows of whole
 // vec4s (in_w = out_w, a multiple of 4): each term is a filter row, read as 3 aligned vec4s.
 layout(constant_id = 13) const int ROW3 = 0;
-#ifndef DW_FUSED
-#define DW_FUSED 0
-#endif
-#if DW_FUSED
-// The depthwise layer's kernel, stride and dilation, and the shared tile's channels (>= in_c).
-layout(constant_id = 14) const int DKH = 3;
-layout(constant_id = 15) const int DKW = 3;
-layout(constant_id = 16) const int DSH = 1;
-layout(constant_id = 17) const int DSW = 1;
-layout(constant_id = 18) const int DDH = 1;
-layout(constant_id = 19) const int DDW = 1;
-layout(constant_id = 20) const int DW_CHANNELS = 32;
-#endif
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
@@ -55,21 +36,12 @@ layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
 layout(std430, binding = 2) readonly buffer WH { uvec2 wh[]; };
 layout(std430, binding = 3) readonly buffer R { float residual[]; };  // x stands in without one
-#if DW_FUSED
-layout(std430, binding = 4) readonly buffer DWW { float dw_w[]; };  // [in_c][DKH][DKW]
-layout(std430, binding = 5) readonly buffer DWB { float dw_b[]; };  // dw_w stands in without a bias
-#endif
 layout(push_constant) uniform Params {
   int in_w, in_h, in_c, batch;
   int out_w, out_h, out_c, blocks;
   int quads;  // output pixel quads per image
   float out_min, out_max;
   int pad_w, pad_h;
-#if DW_FUSED
-  int dw_in_w, dw_in_h, dw_pad_w, dw_pad_h;
-  int dw_has_bias;
-  float dw_min, dw_max;
-#endif
 };
 
 const int UNROLL = 4;  // terms per lane in flight
@@ -77,9 +49,6 @@ const int TAPS = KH * KW;
 const bool POINT = TAPS == 1;
 // A tile's 32 sums per subgroup; subgroups have at least 8 lanes and do not straddle rows.
 shared float partial[4 * gl_WorkGroupSize.x * gl_WorkGroupSize.y];
-#if DW_FUSED
-shared vec4 dw_out[DW_CHANNELS];  // channel c's depthwise outputs at the tile's 4 pixels
-#endif
 // Lanes among which the reduce-scatter splits the 32 sums, and sums each ends with.
 const int SCATTER = SUBGROUP < 32 ? SUBGROUP : 32, KEPT = 32 / SCATTER;
 
@@ -125,42 +94,6 @@ void main() {
           if (yy >= 0 && yy < in_h && xx >= 0 && xx < in_w) inside[i] |= 1u << (ky * KW + kx);
         }
   }
-#if DW_FUSED
-  {
-    // The depthwise outputs of the tile's 4 pixels, every channel, spread over all the group's
-    // lanes: per pixel, where its window starts and which taps fall inside the image.
-    const int DTAPS = DKH * DKW, dw_plane = dw_in_h * dw_in_w;
-    int at[4];
-    uint in_mask[4];
-    for (int i = 0; i < 4; ++i) {
-      int p = min(quad * 4 + i, plane - 1);
-      int iy = (p / out_w) * DSH - dw_pad_h, ix = (p % out_w) * DSW - dw_pad_w;
-      at[i] = iy * dw_in_w + ix;
-      in_mask[i] = 0u;
-      [[unroll]] for (int ky = 0; ky < DKH; ++ky)
-        [[unroll]] for (int kx = 0; kx < DKW; ++kx) {
-          int yy = iy + ky * DDH, xx = ix + kx * DDW;
-          if (yy >= 0 && yy < dw_in_h && xx >= 0 && xx < dw_in_w) in_mask[i] |= 1u << (ky * DKW + kx);
-        }
-    }
-    const int group_lanes = int(gl_WorkGroupSize.x * gl_WorkGroupSize.y);
-    for (int c = int(gl_LocalInvocationIndex); c < in_c; c += group_lanes) {
-      const int base = (n * in_c + c) * dw_plane;
-      vec4 s = vec4(dw_has_bias == 1 ? dw_b[c] : 0.0);
-      [[unroll]] for (int t = 0; t < DTAPS; ++t) {
-        const int d = base + (t / DKW) * DDH * dw_in_w + (t % DKW) * DDW;
-        // Taps outside the image read the plane's first value and count as 0.
-        bvec4 ok = bvec4((in_mask[0] >> t & 1u) != 0u, (in_mask[1] >> t & 1u) != 0u,
-                         (in_mask[2] >> t & 1u) != 0u, (in_mask[3] >> t & 1u) != 0u);
-        vec4 v = vec4(x[ok.x ? d + at[0] : base], x[ok.y ? d + at[1] : base], x[ok.z ? d + at[2] : base],
-                      x[ok.w ? d + at[3] : base]);
-        s += mix(vec4(0.0), v, ok) * dw_w[c * DTAPS + t];
-      }
-      dw_out[c] = clamp(s, dw_min, dw_max);
-    }
-    barrier();
-  }
-#endif
   for (int j = 0; j < 8; ++j) acc[j] = vec4(0.0);
   int lane = int(gl_LocalInvocationID.x), S = int(gl_WorkGroupSize.x);
   int wbase = wblock * in_c * TAPS * 2;
@@ -203,9 +136,6 @@ void main() {
         int c = ec / TAPS, t = ec % TAPS;
         int d = c * in_plane + (t / KW) * DH * in_w + (t % KW) * DW;
         vec4 xv;
-#if DW_FUSED
-        xv = dw_out[c];
-#else
         if (POINT) {
           xv = VEC_IN == 1 ? x4[(src[0] + d) / 4]
                            : vec4(x[src[0] + d], x[src[1] + d], x[src[2] + d], x[src[3] + d]);
@@ -217,7 +147,6 @@ void main() {
                     x[in4.w ? src[3] + d : 0]);
           xv = mix(vec4(0.0), xv, in4);
         }
-#endif
         v[u] = ok ? xv : vec4(0.0);
         wl[u] = weight(wbase + ec * 2);
         wh4[u] = weight(wbase + ec * 2 + 1);

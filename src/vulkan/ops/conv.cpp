@@ -67,22 +67,6 @@ struct SplitParams {
   int32_t pad_w, pad_h;
 };
 
-// Must match conv2d_split.glsl's variant conv2d_dw_split (DW_FUSED).
-struct SplitDepthwiseParams {
-  SplitParams split;
-  int32_t dw_in_w, dw_in_h, dw_pad_w, dw_pad_h;
-  int32_t dw_has_bias;
-  float dw_min, dw_max;
-};
-
-// The depthwise layer computed inside a pointwise one (run_split's DW_FUSED form): its checked
-// geometry, weights and output bounds.
-struct DepthwiseStage {
-  const ops::Conv2dParams& p;
-  const ConvWeights& w;
-  float out_min, out_max;
-};
-
 // Must match conv2d_im2col.glsl.
 struct Im2colParams {
   int32_t in_w, in_h, in_c, batch;
@@ -273,11 +257,9 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
 // against conv2d_oc8's split-K tile. At batch 2+ conv2d_oc8's tiles win. The row's partial sums
 // meet by a reduce-scatter of shuffles, where 8 subgroupAdds of vec4s had cost each lane 5 times
 // as many (H200, batch 1, GPU time, three rounds: mobilenet_v2 0.491 -> 0.431 ms, resnet18 0.575
-// -> 0.530, squeezenet1_1 0.318 -> 0.282). With `dw`, a pointwise layer whose input is that
-// depthwise layer's output over `input` (conv2d_dw_split). Returns false where it does not apply.
+// -> 0.530, squeezenet1_1 0.318 -> 0.282). Returns false where it does not apply.
 bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-               const Tensor& out, float out_min, float out_max, const Tensor& residual,
-               const DepthwiseStage* dw = nullptr) {
+               const Tensor& out, float out_min, float out_max, const Tensor& residual) {
   // TVK_CONV_SPLIT=0 leaves these to conv2d_oc8 (to compare the two).
   static const bool enabled = switch_on("TVK_CONV_SPLIT");
   const bool point = p.kernel_h == 1 && p.kernel_w == 1;
@@ -289,11 +271,6 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
       (w.weight_format != Buffer::TexelFormat::RGBA32 && w.weight_format != Buffer::TexelFormat::RGBA16F))
     return false;
   if (!storage_binding_fits(out) || !storage_binding_fits(input) || !storage_binding_fits(w.weight)) return false;
-  if (dw && (!point || p.stride[0] != 1 || p.stride[1] != 1 || dw->p.batch != 1 || dw->p.out_channels != p.in_channels ||
-             dw->p.out_h != p.in_h || dw->p.out_w != p.in_w || dw->p.kernel_h * dw->p.kernel_w > 32 ||
-             dw->w.kernel != ConvKernel::Depthwise || dw->w.weight_format != Buffer::TexelFormat::R32 ||
-             !storage_binding_fits(dw->w.weight)))
-    return false;
   const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const SplitParams params{i32(p.in_w),         i32(p.in_h),  i32(p.in_channels), i32(p.batch),
@@ -339,33 +316,7 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
                  half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
                  u32(op, p.dilation[1]),  dev.subgroup_size,    row3 ? 1u : 0u};
-  if (!dw) {
-    launch(l, {out, input, w.weight, residual.defined() ? residual : input}, params);
-    return true;
-  }
-  // The depthwise outputs of a tile's 4 pixels, every channel, in shared memory beside the
-  // partial sums: channels rounded up to 32, so that few layers need a pipeline of their own.
-  const int64_t dw_channels = (p.in_channels + 31) / 32 * 32;
-  const VkDeviceSize shared_bytes = static_cast<VkDeviceSize>(dw_channels) * 4 * sizeof(float) +
-                                    VkDeviceSize{4} * l.local[0] * l.local[1] * sizeof(float);
-  if (shared_bytes > dev.limits.maxComputeSharedMemorySize) return false;
-  l.shader = "conv2d_dw_split";
-  l.constants[3] = 0;  // VEC_IN: the inputs come from shared memory
-  l.constants[10] = 0;
-  for (int64_t v : {dw->p.kernel_h, dw->p.kernel_w, dw->p.stride[0], dw->p.stride[1], dw->p.dilation[0],
-                    dw->p.dilation[1], dw_channels})
-    l.constants.push_back(u32(op, v));
-  const SplitDepthwiseParams fused{params,
-                                   i32(dw->p.in_w),
-                                   i32(dw->p.in_h),
-                                   i32(dw->p.padding[1]),
-                                   i32(dw->p.padding[0]),
-                                   dw->w.bias.defined() ? 1 : 0,
-                                   dw->out_min,
-                                   dw->out_max};
-  launch(l, {out, input, w.weight, residual.defined() ? residual : input, dw->w.weight,
-             dw->w.bias.defined() ? dw->w.bias : dw->w.weight},
-         fused);
+  launch(l, {out, input, w.weight, residual.defined() ? residual : input}, params);
   return true;
 }
 
@@ -899,30 +850,6 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");
       return run_direct(op, p, input, w, out_min, out_max, out);
   }
-  return out;
-}
-
-Tensor run_depthwise_pointwise(const char* op, const ops::Conv2dParams& dw_p, const ConvWeights& dw,
-                               std::optional<double> dw_min, std::optional<double> dw_max,
-                               const ops::Conv2dParams& pw_p, const ConvWeights& pw, std::optional<double> out_min,
-                               std::optional<double> out_max, const Tensor& input, const Tensor& residual) {
-  static const bool enabled = switch_on("TVK_DW_FUSION");
-  if (!enabled || !gpu_shaped_kernels() || dw.kernel != ConvKernel::Depthwise || pw.kernel != ConvKernel::Oc8 ||
-      dw_p.batch != 1 || pw_p.batch != 1)
-    return Tensor();
-  check_vulkan_float(op, input, "input");
-  Tensor out = empty_vulkan(pw_p.output_sizes());
-  if (residual.defined()) {
-    check_vulkan_float(op, residual, "residual");
-    TVK_CHECK(residual.sizes() == out.sizes(), op, ": residual ", residual.shape_string(), " does not match the output ",
-              out.shape_string());
-  }
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  const DepthwiseStage stage{dw_p, dw, dw_min ? static_cast<float>(*dw_min) : -kInf,
-                             dw_max ? static_cast<float>(*dw_max) : kInf};
-  if (!run_split(op, pw_p, pw, input, out, out_min ? static_cast<float>(*out_min) : -kInf,
-                 out_max ? static_cast<float>(*out_max) : kInf, residual, &stage))
-    return Tensor();
   return out;
 }
 

@@ -85,16 +85,4 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                        std::optional<double> out_min, std::optional<double> out_max,
                        const Tensor& residual = Tensor(), Tensor out = Tensor());
 
-// A depthwise convolution (checked geometry `dw_p`, its output clamped to [dw_min, dw_max]) over
-// `input`, whose output only a pointwise convolution (1x1, stride 1, no padding, ungrouped;
-// geometry `pw_p`) reads, as one dispatch where a kernel takes the pair: on GPUs at batch 1,
-// conv2d_dw_split computes the depthwise outputs inside the pointwise layer's work groups.
-// Returns the pointwise output (plus `residual` when defined, clamped to [out_min, out_max]), or
-// an undefined tensor where no kernel takes the pair: the caller then runs the two.
-// TVK_DW_FUSION=0 takes none, to compare.
-Tensor run_depthwise_pointwise(const char* op, const ops::Conv2dParams& dw_p, const ConvWeights& dw,
-                               std::optional<double> dw_min, std::optional<double> dw_max,
-                               const ops::Conv2dParams& pw_p, const ConvWeights& pw, std::optional<double> out_min,
-                               std::optional<double> out_max, const Tensor& input, const Tensor& residual);
-
 }  // namespace tvk::vulkan

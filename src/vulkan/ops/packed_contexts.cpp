@@ -138,45 +138,6 @@ Tensor run_conv2d_context_add(const Tensor& input, IValue context, const Tensor&
   return sum;
 }
 
-// A depthwise convolution and the pointwise one that alone reads its output (mobilenet's
-// blocks; fuse_depthwise_into_pointwise), with the pointwise layer's residual add when
-// `residual` is defined (as run_conv2d_context_add; output_min / output_max only then): one
-// dispatch where run_depthwise_pointwise takes the pair, else the two as before.
-Tensor run_conv2d_dw_pw(const Tensor& input, IValue dw_context, IValue pw_context, const Tensor& residual,
-                        std::optional<ops::Scalar> output_min, std::optional<ops::Scalar> output_max) {
-  const char* op = "tvk::run_conv2d_dw_pw";
-  const Conv2dPackedContext& dw = conv_context(dw_context, op);
-  const Conv2dPackedContext& pw = conv_context(pw_context, op);
-  check_vulkan_float(op, input, "X");
-  TVK_CHECK(residual.defined() || (!output_min && !output_max), op, ": output bounds come with a residual");
-  const ops::Conv2dParams dp = ops::conv2d_params(op, input, dw.weight, dw.bias, dw.stride, dw.padding, dw.dilation,
-                                                  dw.transposed, dw.output_padding, dw.groups, true);
-  const IntList& ws = pw.weight.sizes();
-  auto all = [](const IntList& v, int64_t x) { return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; }); };
-  const bool pointwise = !pw.transposed && pw.groups == 1 && ws.size() == 4 && ws[1] == dp.out_channels && ws[2] == 1 &&
-                         ws[3] == 1 && all(pw.stride, 1) && all(pw.padding, 0) && all(pw.dilation, 1);
-  if (!dw.transposed && !dp.unbatched && pointwise && (!residual.defined() || (!pw.output_min && !pw.output_max))) {
-    ops::Conv2dParams pp = dp;
-    pp.groups = 1;
-    pp.in_channels = dp.out_channels;
-    pp.in_h = dp.out_h;
-    pp.in_w = dp.out_w;
-    pp.out_channels = ws[0];
-    pp.kernel_h = pp.kernel_w = 1;
-    pp.stride = {1, 1};
-    pp.padding = {0, 0};
-    pp.dilation = {1, 1};
-    pp.output_padding = {0, 0};
-    Tensor out = run_depthwise_pointwise(op, dp, dw.packed, dw.output_min, dw.output_max, pp, pw.packed,
-                                         residual.defined() ? output_min : pw.output_min,
-                                         residual.defined() ? output_max : pw.output_max, input, residual);
-    if (out.defined()) return out;
-  }
-  Tensor mid = conv2d_clamped(dw, input);
-  if (!residual.defined()) return conv2d_clamped(pw, mid);
-  return run_conv2d_context_add(mid, pw_context, residual, output_min, output_max);
-}
-
 // Convolutions whose outputs are concatenated (squeezenet's fire modules: cat([conv(x),
 // conv(x)], 1)). At batch 1 a channel slice of an NCHW tensor is one contiguous range, so each
 // convolution writes its channels of the result in place, where separate outputs cost a copy
@@ -412,11 +373,6 @@ TVK_REGISTER_OP("tvk::run_conv2d_context_add(Tensor X, __torch__.torch.classes.v
                 "Tensor residual, Scalar? output_min=None, Scalar? output_max=None) -> Tensor Y",
                 nullptr);
 TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_context_add", run_conv2d_context_add);
-TVK_REGISTER_OP("tvk::run_conv2d_dw_pw(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext dw_prepack, "
-                "__torch__.torch.classes.vulkan.Conv2dPackedContext pw_prepack, Tensor? residual=None, "
-                "Scalar? output_min=None, Scalar? output_max=None) -> Tensor Y",
-                nullptr);
-TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_dw_pw", run_conv2d_dw_pw);
 TVK_REGISTER_OP("tvk::run_conv2d_contexts_cat(Tensor[] X, __torch__.torch.classes.vulkan.Conv2dPackedContext[] "
                 "W_prepack, int dim) -> Tensor Y",
                 nullptr);
