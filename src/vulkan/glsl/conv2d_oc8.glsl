@@ -65,12 +65,12 @@ layout(std430, binding = 2) readonly buffer W4 { vec4 w4[]; };
 layout(std430, binding = 2) readonly buffer WH { uvec2 wh[]; };
 layout(std430, binding = 3) readonly buffer R1 { float r1[]; };
 layout(std430, binding = 3) readonly buffer R4 { vec4 r4[]; };
+#include "half_unpack.glslh"
 vec4 x_texel(int i) { return x4[i]; }
 float x_value(int i) { return x1[i]; }
 vec4 w_texel(int i) {
   if (HALF == 1) {
-    uvec2 u = wh[i];
-    return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y));
+    return unpack_halves4(wh[i]);
   }
   return w4[i];
 }

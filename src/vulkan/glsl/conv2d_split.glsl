@@ -61,10 +61,11 @@ void accumulate(vec4 v, vec4 wl, vec4 wh) {
   acc[4] += v * wh.x; acc[5] += v * wh.y; acc[6] += v * wh.z; acc[7] += v * wh.w;
 }
 
+#include "half_unpack.glslh"
+
 vec4 weight(int i) {
   if (HALF == 1) {
-    uvec2 u = wh[i];
-    return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y));
+    return unpack_halves4(wh[i]);
   }
   return w[i];
 }
