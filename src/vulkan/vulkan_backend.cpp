@@ -98,7 +98,10 @@ class VulkanCapture final : public DeviceCapture {
   }
   bool send_upload_from(const void* slot, const std::shared_ptr<const CpuStorage>& owner, const void* source,
                         size_t nbytes) override {
-    static const bool enabled = switch_on("TVK_HOST_IMPORT");  // 0: always through staging
+    static const bool enabled = [] {  // TVK_HOST_IMPORT=0: always through staging
+      const char* v = std::getenv("TVK_HOST_IMPORT");
+      return !(v && std::string(v) == "0");
+    }();
     const ptrdiff_t i = upload_at(slot);
     if (!enabled || i < 0 || !owner || capture_.uploads()[static_cast<size_t>(i)].bytes != nbytes) return false;
     const auto* begin = static_cast<const uint8_t*>(owner->data());

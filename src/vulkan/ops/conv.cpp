@@ -14,6 +14,7 @@
 #include "ops/registry.h"
 #include "tvk/vulkan_info.h"
 #include "vulkan/ops/gemm.h"
+#include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -258,19 +259,27 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
 // meet by a reduce-scatter of shuffles, where 8 subgroupAdds of vec4s had cost each lane 5 times
 // as many (H200, batch 1, GPU time, three rounds: mobilenet_v2 0.491 -> 0.431 ms, resnet18 0.575
 // -> 0.530, squeezenet1_1 0.318 -> 0.282). Returns false where it does not apply.
-bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-               const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  // TVK_CONV_SPLIT=0 leaves these to conv2d_oc8 (to compare the two).
-  static const bool enabled = switch_on("TVK_CONV_SPLIT");
+bool split_can_run(const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input, const Tensor& out) {
   const bool point = p.kernel_h == 1 && p.kernel_w == 1;
-  const int64_t min_channels = point ? 64 : 32;
   const PhysicalDeviceInfo& dev = Context::get()->device().physical();
-  if (!enabled || !gpu_shaped_kernels() || !dev.subgroup_shuffle || dev.subgroup_size < kBlock ||
-      dev.subgroup_size > 256 || p.groups != 1 || p.transposed || p.batch != 1 || p.in_channels < min_channels ||
-      (point && (p.padding[0] != 0 || p.padding[1] != 0)) || p.kernel_h * p.kernel_w > 32 ||
-      (w.weight_format != Buffer::TexelFormat::RGBA32 && w.weight_format != Buffer::TexelFormat::RGBA16F))
-    return false;
-  if (!storage_binding_fits(out) || !storage_binding_fits(input) || !storage_binding_fits(w.weight)) return false;
+  return w.weight.defined() && dev.subgroup_shuffle && dev.subgroup_size >= kBlock && dev.subgroup_size <= 256 &&
+         p.groups == 1 && !p.transposed && !(point && (p.padding[0] != 0 || p.padding[1] != 0)) &&
+         p.kernel_h * p.kernel_w <= 32 &&
+         (w.weight_format == Buffer::TexelFormat::RGBA32 || w.weight_format == Buffer::TexelFormat::RGBA16F) &&
+         storage_binding_fits(out) && storage_binding_fits(input) && storage_binding_fits(w.weight);
+}
+
+// Whether Split pays (with KernelOptions::conv_split on): batch 1 on GPUs, from 64 input
+// channels for pointwise layers and 32 for larger kernels (see above).
+bool split_pays(const ops::Conv2dParams& p) {
+  const bool point = p.kernel_h == 1 && p.kernel_w == 1;
+  return kernel_options().conv_split && gpu_shaped_kernels() && p.batch == 1 && p.in_channels >= (point ? 64 : 32);
+}
+
+void run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+               const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  const bool point = p.kernel_h == 1 && p.kernel_w == 1;
+  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
   const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const SplitParams params{i32(p.in_w),         i32(p.in_h),  i32(p.in_channels), i32(p.batch),
@@ -302,22 +311,19 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   // Pointwise layers over planes of whole quads read 4 pixels per load. TVK_SPLIT_VEC_IN=0 reads
   // them one by one, to measure what vector loads of activations are worth (H200, mobilenet_v2
   // at batch 1: GPU 0.425 -> 0.453 ms without them; docs/architecture.md, "Tensors").
-  static const bool vec_in_on = switch_on("TVK_SPLIT_VEC_IN");
-  const bool vec_in = vec_in_on && point && p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
+  const bool vec_in = kernel_options().split_vec_in && point && p.stride[0] == 1 && p.stride[1] == 1 && plane % 4 == 0;
   // Filter rows 3 wide at horizontal stride 1 and padding 1 (so out_w = in_w) over rows of whole
   // vec4s read 3 aligned vec4s per filter row, where tap by tap they took 12 loads of one value
   // (resnet's 3x3 layers at 56x56 and 28x28). H200, resnet18 at batch 1, GPU time, three rounds: fp32 0.529 /
   // 0.531 / 0.529 -> 0.505 / 0.504 / 0.505 ms, fp16 0.501 / 0.501 / 0.500 -> 0.449 / 0.449 /
   // 0.448. TVK_SPLIT_ROW3=0 reads them tap by tap, to compare.
-  static const bool row3_on = switch_on("TVK_SPLIT_ROW3");
-  const bool row3 = row3_on && !point && p.kernel_w == 3 && p.stride[1] == 1 && p.dilation[1] == 1 &&
+  const bool row3 = kernel_options().split_row3 && !point && p.kernel_w == 3 && p.stride[1] == 1 && p.dilation[1] == 1 &&
                     p.padding[1] == 1 && p.in_w % 4 == 0;
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
                  half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
                  u32(op, p.dilation[1]),  dev.subgroup_size,    row3 ? 1u : 0u};
   launch(l, {out, input, w.weight, residual.defined() ? residual : input}, params);
-  return true;
 }
 
 // On CPU devices (lavapipe), a convolution that is not pointwise over whole texels runs as
@@ -331,19 +337,28 @@ bool run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
 // whole texels is the GEMM already; over other planes, im2col is the copy that pads the plane
 // to whole texels. Returns false where it does not apply (grouped, a patch matrix of the whole
 // batch larger than one binding).
-bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
-                const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+bool is_pointwise(const ops::Conv2dParams& p) {
+  return p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 && p.padding[0] == 0 &&
+         p.padding[1] == 0;
+}
+
+// Im2colOc8 runs ungrouped convolutions that are not pointwise over whole texels already (those
+// are conv2d_oc8's GEMM as they are), whose patch matrix fits one binding.
+bool im2col_oc8_can_run(const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input) {
   const int64_t plane = p.out_h * p.out_w, rows = p.in_channels * p.kernel_h * p.kernel_w;
   const int64_t plane_padded = (plane + 3) / 4 * 4;
-  const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && p.stride[0] == 1 && p.stride[1] == 1 &&
-                         p.padding[0] == 0 && p.padding[1] == 0;
-  if ((gpu_shaped_kernels() && !(pointwise && p.batch > 1)) || p.groups != 1) return false;
-  if (pointwise && plane == plane_padded) return false;  // already the GEMM
+  if (!w.weight.defined() || p.groups != 1 || p.transposed || (is_pointwise(p) && plane == plane_padded)) return false;
   const VkDeviceSize bytes = static_cast<VkDeviceSize>(p.batch * rows * plane_padded) * sizeof(float);
   const auto& limits = Context::get()->device().physical().limits;
   const VkDeviceSize limit = std::min<VkDeviceSize>(max_storage_binding(),
                                                     VkDeviceSize{limits.maxTexelBufferElements} * 4 * sizeof(float));
-  if (bytes > limit || !texel_view_fits(input, Buffer::TexelFormat::R32)) return false;
+  return bytes <= limit && texel_view_fits(input, Buffer::TexelFormat::R32);
+}
+
+void run_im2col_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
+                    const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+  const int64_t plane = p.out_h * p.out_w, rows = p.in_channels * p.kernel_h * p.kernel_w;
+  const int64_t plane_padded = (plane + 3) / 4 * 4;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   Tensor col = empty_vulkan({p.batch, rows, 1, plane_padded});
   Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),
@@ -356,14 +371,7 @@ bool run_im2col(const char* op, const ops::Conv2dParams& p, const Tensor& input,
   const IntList gemm_sizes{p.batch, p.out_channels, 1, plane};
   run_oc8(op, g, col, w.weight, w.weight_format, out.view(gemm_sizes), out_min, out_max,
           residual.defined() ? residual.view(gemm_sizes) : Tensor(), std::numeric_limits<int32_t>::max(), 1);
-  return true;
 }
-
-// Whether Winograd is worth its two extra dispatches here, on a GPU that kept both packings:
-// measured on an H200, resnet18 with Winograd in every 3x3 stride-1 layer gained at batch 32
-// (GPU 9.2 -> 5.3 ms; 6.2 ms with its 7x7 layers left direct) and lost at batch 1
-// (0.69 -> 0.73 ms), where a dispatch's fixed cost outweighs the GEMM saved.
-bool winograd_pays(const ops::Conv2dParams& p) { return p.batch > 1; }
 
 // Winograd F(4,3) for 3x3, stride 1, dilation 1, ungrouped convolutions: the input
 // transform (conv2d_wino_in), 36 GEMMs in one dispatch (the 36 weight sets times the
@@ -455,13 +463,6 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
 }  // namespace
 
 namespace {
-// TVK_WINOGRAD=0 keeps 3x3 convolutions on the direct kernel (to compare, or to test it where
-// Winograd would be chosen); unset or 1: Winograd where it applies.
-bool winograd_enabled() {
-  static const bool enabled = switch_on("TVK_WINOGRAD");
-  return enabled;
-}
-
 bool all_ones(const IntList& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
 }
@@ -470,23 +471,33 @@ bool all_ones(const IntList& v) {
 ConvKernel choose_conv_kernel(const IntList& weight_sizes, int64_t groups, bool transposed, const IntList& stride,
                               const IntList& dilation) {
   if (transposed) return ConvKernel::Transposed;
+  const ConvMethod forced = kernel_options().conv;
+  if (forced == ConvMethod::Direct) return ConvKernel::Direct;
   // The tiled kernels read through texel views; a device that allows only small ones (the
   // Vulkan minimum is 65536 texels) keeps the storage-buffer kernel.
   constexpr uint32_t kMinTexels = 1u << 24;
   if (Context::get()->device().physical().limits.maxTexelBufferElements < kMinTexels) return ConvKernel::Direct;
   const int64_t out_c = weight_sizes.at(0), in_per_group = weight_sizes.at(1);
   if (groups > 1 && in_per_group == 1 && out_c == groups) return ConvKernel::Depthwise;
+  const bool oc8_fits = groups == 1 || (out_c / groups) % kBlock == 0;
+  // A forced method keeps the weight form it reads, where the layer allows it.
+  const bool oc8_forced = forced == ConvMethod::Oc8 || forced == ConvMethod::Split || forced == ConvMethod::Im2colOc8 ||
+                          forced == ConvMethod::PointwiseGemm || forced == ConvMethod::Im2colGemm ||
+                          forced == ConvMethod::ImplicitGemm;
+  if (oc8_forced && oc8_fits) return ConvKernel::Oc8;
+  const bool winograd_shape = groups == 1 && weight_sizes.at(2) == 3 && weight_sizes.at(3) == 3 && all_ones(stride) &&
+                              all_ones(dilation);
   // Winograd's transforms cost a pass over the input and the output each, which the GEMM's
   // savings repay only with enough channels on both sides.
   // The transformed weights (36 per filter tap pair) are packed through one storage binding.
   constexpr int64_t kWinogradMinChannels = 16;
   const auto winograd_bytes = static_cast<VkDeviceSize>((kWinogradSets * in_per_group + 1) *
                                                         ((out_c + kBlock - 1) / kBlock) * kBlock) * sizeof(float);
-  if (groups == 1 && weight_sizes.at(2) == 3 && weight_sizes.at(3) == 3 && all_ones(stride) && all_ones(dilation) &&
-      out_c >= kWinogradMinChannels && in_per_group >= kWinogradMinChannels && winograd_enabled() &&
-      winograd_bytes <= max_storage_binding())
+  if (winograd_shape && winograd_bytes <= max_storage_binding() &&
+      (forced == ConvMethod::Winograd || (out_c >= kWinogradMinChannels && in_per_group >= kWinogradMinChannels &&
+                                          kernel_options().winograd)))
     return ConvKernel::Winograd;
-  if (groups == 1 || (out_c / groups) % kBlock == 0) return ConvKernel::Oc8;
+  if (oc8_fits) return ConvKernel::Oc8;
   return ConvKernel::Direct;
 }
 
@@ -506,6 +517,9 @@ bool keeps_gemm_matrix(const Tensor& weight, int64_t groups, const IntList& stri
   const int64_t k = weight.size(1) * weight.size(2) * weight.size(3);
   const bool pointwise = weight.size(2) == 1 && weight.size(3) == 1 && stride.size() >= 1 && stride[0] == 1 &&
                          stride.back() == 1;
+  const ConvMethod forced = kernel_options().conv;
+  if (forced == ConvMethod::PointwiseGemm || forced == ConvMethod::Im2colGemm || forced == ConvMethod::ImplicitGemm)
+    return groups == 1;
   return groups == 1 && conv_gemm_wanted() && (!conv_gemm_fp32() || (!pointwise && k >= kMinGemmTerms));
 }
 
@@ -579,9 +593,8 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
   // On GPUs batch 1 runs on the Oc8 packing below (conv2d_split), so Winograd's sets (4x the
   // weights) and the GEMM's matrix wait for a batch that needs them where host copies are kept:
   // resnet18 at batch 1 then holds one packing of its weights, not three. CPU devices run
-  // Winograd at every batch. TVK_DEFER_WEIGHTS=0 makes them at packing, to compare.
-  static const bool defer_on = switch_on("TVK_DEFER_WEIGHTS");
-  const bool deferred = defer_on && host_weight.defined() && host_weight.device() == tvk::Device::CPU &&
+  // Winograd at every batch. KernelOptions::defer_weights off makes them at packing, to compare.
+  const bool deferred = kernel_options().defer_weights && host_weight.defined() && host_weight.device() == tvk::Device::CPU &&
                         gpu_shaped_kernels() &&
                         (w.kernel == ConvKernel::Winograd || keeps_gemm_matrix(weight, groups, stride));
   if (deferred) {
@@ -634,40 +647,60 @@ const ConvWeights& with_batch_weights(const ConvWeights& w) {
 }  // namespace
 
 namespace {
-// TVK_CONV_GEMM: "1" takes the GEMM wherever it fits (batch 1 too), "0" never, unset: conv_gemm_wanted.
-const std::string& conv_gemm_switch() {
-  static const std::string value = std::getenv("TVK_CONV_GEMM") ? std::getenv("TVK_CONV_GEMM") : "";  // read once
-  return value;
-}
-bool conv_gemm_forced() { return conv_gemm_switch() == "1"; }
+// KernelOptions::conv_gemm On: the GEMM wherever it fits (batch 1 too).
+bool conv_gemm_forced() { return kernel_options().conv_gemm == Toggle::On; }
 }  // namespace
 
 bool conv_gemm_fp32() {
-  return !conv_gemm_forced() && conv_gemm_switch() != "0" && gpu_shaped_kernels() &&
-         vulkan_precision() == Precision::FP32 && switch_on("TVK_GEMM_TILE128");
+  const KernelOptions& o = kernel_options();
+  return o.conv_gemm == Toggle::Auto && gpu_shaped_kernels() && vulkan_precision() == Precision::FP32 &&
+         o.gemm_tile128;
 }
 
 bool conv_gemm_wanted() {
-  if (conv_gemm_forced()) return true;
-  if (conv_gemm_switch() == "0") return false;
+  const Toggle t = kernel_options().conv_gemm;
+  if (t != Toggle::Auto) return t == Toggle::On;
   return gemm_on_tensor_cores() || conv_gemm_fp32();
 }
 
 namespace {
+// The patch matrix of Im2colGemm: the whole batch at once.
+VkDeviceSize im2col_bytes(const ops::Conv2dParams& p) {
+  const int64_t plane_padded = (p.out_h * p.out_w + 3) / 4 * 4;
+  return static_cast<VkDeviceSize>(p.batch * p.in_channels * p.kernel_h * p.kernel_w * plane_padded) * sizeof(float);
+}
+
+// The GEMM methods read the plain weight matrix (ConvWeights::gemm_weight) through texels and
+// write one storage binding.
+bool gemm_bindings_fit(const Tensor& input, const Tensor& out, const Tensor& residual) {
+  return storage_binding_fits(out) && texel_view_fits(input, Buffer::TexelFormat::R32) &&
+         (!residual.defined() || texel_view_fits(residual, Buffer::TexelFormat::R32));
+}
+
+bool pointwise_gemm_can_run(const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input, const Tensor& out,
+                            const Tensor& residual) {
+  return w.gemm_weight.defined() && is_pointwise(p) && use_tiled_gemm(p.out_channels, p.in_channels) &&
+         gemm_bindings_fit(input, out, residual);
+}
+
+bool im2col_gemm_can_run(const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input, const Tensor& out,
+                         const Tensor& residual) {
+  return w.gemm_weight.defined() && p.groups == 1 && im2col_bytes(p) <= max_storage_binding() &&
+         use_tiled_gemm(p.out_channels, p.in_channels * p.kernel_h * p.kernel_w) &&
+         gemm_bindings_fit(input, out, residual);
+}
+
+bool implicit_gemm_can_run(const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input, const Tensor& out,
+                           const Tensor& residual) {
+  return w.gemm_weight.defined() && w.gemm_format == Buffer::TexelFormat::R32 &&
+         conv_gemm_implicit_can_run(p, w.gemm_weight, input, out, w.gemm_bias, residual);
+}
+
 // A pointwise convolution as a batched GEMM over NCHW: out[n] (Cout x plane) = W (Cout x Cin)
 // @ x[n] (Cin x plane) + bias (+ a fused residual), clamped; tensor cores in fp16 precision
-// (gemm.h). At batch 1 conv2d_pw_split is faster: on the H200, mobilenet_v2 in fp16 took 0.52
-// ms with the GEMM and 0.50 without at batch 1, and 3.47 against 3.71 ms at batch 32 (GPU 2.05
-// against 2.26).
-bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+// (gemm.h). At batch 1 Split is faster (docs/benchmarks.md).
+void run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                         const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  if (!w.gemm_weight.defined() || p.kernel_h != 1 || p.kernel_w != 1 || p.stride[0] != 1 ||
-      p.stride[1] != 1 || p.padding[0] != 0 || p.padding[1] != 0 ||
-      (p.batch == 1 && !conv_gemm_forced()) ||
-      !use_tiled_gemm(p.out_channels, p.in_channels) || !storage_binding_fits(out) ||
-      !texel_view_fits(input, Buffer::TexelFormat::R32) ||
-      (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
-    return false;
   const int64_t plane = p.out_h * p.out_w;
   const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
   const GemmOperand a{w.gemm_weight, 0, p.in_channels, 1, half};
@@ -675,34 +708,19 @@ bool run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWe
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, p.in_channels, plane, a, b,
                     w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max, residual);
-  return true;
 }
 
-// Any other ungrouped convolution at batch 2+ where the GEMM kernels take convolutions and the
-// implicit GEMM does not (fp16 on tensor cores; TVK_CONV_GEMM=1, TVK_CONV_IGEMM=0): im2col,
-// then out[n] (Cout x plane) = W (Cout x Cin*KH*KW) @ col[n] + bias (+ a fused residual),
-// clamped (tensor cores in fp16). H200, batch 32, fp16: resnet18's 7x7 stem and stride-2
-// layers went from 1.32 to 0.83 ms of GPU time with the im2col copies; mobilenet_v2's stem (27
-// terms per output) lost 0.06 ms, so sums under 32 terms keep conv2d_oc8. The patch matrix of
-// the whole batch is made at once, so its size is capped (the stem at batch 32 takes 236 MB);
-// larger ones keep conv2d_oc8 too.
-bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+// Any other ungrouped convolution as im2col, then out[n] (Cout x plane) = W (Cout x Cin*KH*KW)
+// @ col[n] + bias (+ a fused residual), clamped (tensor cores in fp16). The patch matrix of the
+// whole batch is made at once, so where it is chosen its size is capped (kMaxPatchBytes).
+void run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                      const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  constexpr VkDeviceSize kMaxPatchBytes = VkDeviceSize{256} << 20;
-  constexpr int64_t kMinTerms = kMinGemmTerms;
   const int64_t plane = p.out_h * p.out_w, plane_padded = (plane + 3) / 4 * 4;
   const int64_t rows = p.in_channels * p.kernel_h * p.kernel_w;
-  const auto bytes = static_cast<VkDeviceSize>(p.batch * rows * plane_padded) * sizeof(float);
-  if (!w.gemm_weight.defined() || p.groups != 1 || (p.batch == 1 && !conv_gemm_forced()) ||
-      (rows < kMinTerms && !conv_gemm_forced()) ||
-      bytes > std::min(kMaxPatchBytes, max_storage_binding()) || !use_tiled_gemm(p.out_channels, rows) ||
-      !storage_binding_fits(out) || !texel_view_fits(input, Buffer::TexelFormat::R32) ||
-      (residual.defined() && !texel_view_fits(residual, Buffer::TexelFormat::R32)))
-    return false;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   // In fp16 precision the patch matrix holds halves (plane_padded is even), beside a stem's fp32
   // weights too: convolutions take this route in fp16 on tensor cores, which round both
-  // operands to fp16 anyway (or under TVK_CONV_GEMM=1, which tests the mixed formats).
+  // operands to fp16 anyway.
   const bool half_weights = w.gemm_format == Buffer::TexelFormat::R16F;
   const bool half = half_weights || vulkan_precision() == Precision::FP16;
   Tensor col = empty_vulkan({half ? p.batch * rows * plane_padded / 2 : p.batch * rows * plane_padded});
@@ -714,8 +732,7 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   // product per image of a small plane (resnet's 7x7 layers: 49 columns) would idle most of
   // each tile. The patch matrix then holds row k of every image side by side.
   const GemmOperand b_batch{col, 0, p.batch * plane_padded, 1, half};
-  static const bool one_product_on = switch_on("TVK_IM2COL_ONE_PRODUCT");
-  const bool one_product = one_product_on &&
+  const bool one_product = kernel_options().im2col_one_product &&
                            gemm_tile128_takes(p.out_channels, p.batch * plane_padded, a, b_batch,
                                               w.gemm_bias.defined() ? &bias : nullptr, out, residual);
   const Im2colParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch), i32(p.out_w), i32(p.out_h),
@@ -729,39 +746,33 @@ bool run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
     launch_tiled_gemm(op, out, 1, p.out_channels, rows, p.batch * plane_padded, a, b_batch,
                       w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max, residual,
                       GemmColumnBlocks{plane_padded, plane});
-    return true;
+    return;
   }
   const GemmOperand b{col, rows * plane_padded, plane_padded, 1, half};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, rows, plane, a, b, w.gemm_bias.defined() ? &bias : nullptr, 1.0,
                     1.0, out_min, out_max, residual);
-  return true;
 }
 
-// An ungrouped convolution at batch 2+ of a kernel larger than 1x1 and 32+ terms per output
-// (not Winograd's) on a GPU in fp32: an implicit GEMM (gemm.h's launch_conv_gemm), which needs
-// no patch matrix. On an H200 at batch 32 against im2col + gemm_tile128, two rounds: resnet18's
-// GPU time 3.53 / 3.38 -> 3.34 / 3.24 ms in one session, level in another, its peak memory
-// 555 -> 416 MiB (the 7x7 stem: 0.30 ms, with no 236 MB patch matrix); squeezenet1_1 level.
-// At batch 1 it lost or drew against conv2d_split: resnet18 0.58 ms of GPU time either way
-// (split K's sums cost 0.12 ms of it), squeezenet1_1 0.28 -> 0.36 ms. TVK_CONV_IGEMM=0 keeps
-// im2col + GEMM, to compare.
-bool run_implicit_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+// An ungrouped convolution as an implicit GEMM (gemm.h's launch_conv_gemm), which needs no
+// patch matrix.
+void run_implicit_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
                        const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  static const bool enabled = switch_on("TVK_CONV_IGEMM");
-  if (!enabled || p.batch == 1 || !w.gemm_weight.defined() ||
-      w.gemm_format != Buffer::TexelFormat::R32 || p.kernel_h * p.kernel_w == 1 ||
-      p.in_channels * p.kernel_h * p.kernel_w < kMinGemmTerms ||
-      !conv_gemm_implicit_takes(p, w.gemm_weight, input, out, w.gemm_bias, residual))
-    return false;
   launch_conv_gemm(op, p, out, w.gemm_weight, input, w.gemm_bias, out_min, out_max, residual);
-  return true;
 }
 
-// A depthwise convolution on a GPU: conv2d_dw_pixel, one output value per invocation (see the
-// shader for why). False when a tensor exceeds one storage binding (conv2d_dw reads texels).
-bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                         const Tensor& out, const DepthwiseParams& params) {
-  if (!storage_binding_fits(out) || !storage_binding_fits(input)) return false;
+DepthwiseParams depthwise_params(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, float out_min,
+                                 float out_max) {
+  auto i32 = [op](int64_t v) { return to_i32(op, v); };
+  return DepthwiseParams{i32(p.in_w),       i32(p.in_h),       i32(p.in_channels), i32(p.batch),
+                         i32(p.out_w),      i32(p.out_h),      i32(p.padding[1]),  i32(p.padding[0]),
+                         w.bias.defined() ? 1 : 0, out_min, out_max};
+}
+
+// A depthwise convolution, one output value per invocation (see conv2d_dw_pixel.glsl for why),
+// reading storage buffers.
+void run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                         const Tensor& out, float out_min, float out_max) {
+  const DepthwiseParams params = depthwise_params(op, p, w, out_min, out_max);
   const std::vector<uint32_t> constants{u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]),
                                         u32(op, p.stride[1]), u32(op, p.dilation[0]), u32(op, p.dilation[1]),
                                         p.out_w % 4 == 0 ? 1u : 0u};
@@ -775,14 +786,118 @@ bool run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvW
     const DepthwisePixelParams pp{params, to_i32(op, base)};
     launch(l, {out, input, w.weight, w.bias.defined() ? w.bias : w.weight}, pp);
   }
-  return true;
+}
+
+// A depthwise convolution, 4 rows of 4 outputs per invocation, reading texels.
+void run_depthwise(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                   const Tensor& out, float out_min, float out_max) {
+  const DepthwiseParams params = depthwise_params(op, p, w, out_min, out_max);
+  constexpr int64_t kRows = 4;  // output rows per invocation, as in conv2d_dw.glsl
+  const int64_t lanes = (p.out_h + kRows - 1) / kRows * ((p.out_w + 3) / 4);
+  ShaderLaunch l;
+  l.shader = "conv2d_dw";
+  l.local = lane_group(u32(op, lanes));
+  l.global = {u32(op, lanes), 1, u32(op, p.batch * p.in_channels)};
+  // Rows of a multiple of 4 values are read 4 per fetch (conv2d_dw.glsl's VEC_IN).
+  const bool vec_in = p.in_w % 4 == 0;
+  const auto format = vec_in ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
+  const auto shift = static_cast<uint32_t>(((-p.padding[1]) % 4 + 4) % 4);
+  l.constants = {u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]), u32(op, p.stride[1]),
+                 u32(op, p.dilation[0]), u32(op, p.dilation[1]), p.out_w % 4 == 0 ? 1u : 0u, vec_in ? 1u : 0u, shift};
+  TVK_CHECK(texel_view_fits(input, format), op, ": the input ", input.shape_string(),
+            " exceeds this device's texel buffer limit");
+  // Without a bias the weight stands in for it (the shader ignores it).
+  launch(l, {out, Binding(input, format), Binding(w.weight, w.weight_format),
+             texels1(w.bias.defined() ? w.bias : w.weight)},
+         params);
+}
+
+// Whether a method reads the weight forms only batch 2+ needs on GPUs (made at first use where
+// deferred: with_batch_weights).
+bool needs_batch_weights(ConvMethod m) {
+  return m == ConvMethod::Winograd || m == ConvMethod::PointwiseGemm || m == ConvMethod::Im2colGemm ||
+         m == ConvMethod::ImplicitGemm;
+}
+
+// Sums of fewer terms than this keep conv2d_oc8 where the GEMM methods would be chosen, and
+// patch matrices larger than this keep it too (Im2colGemm makes the whole batch's at once).
+constexpr VkDeviceSize kMaxPatchBytes = VkDeviceSize{256} << 20;
+
+// What runs fastest where several methods can run: the rules measured on an NVIDIA GPU and
+// lavapipe (docs/benchmarks.md); tuning on the device replaces them where it is on.
+ConvMethod preferred_conv_method(const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                                 const Tensor& out, const Tensor& residual) {
+  const bool gpu = gpu_shaped_kernels(), forced_gemm = conv_gemm_forced();
+  const int64_t terms = p.in_channels * p.kernel_h * p.kernel_w;
+  switch (w.kernel) {
+    case ConvKernel::Transposed:
+      return ConvMethod::Transposed;
+    case ConvKernel::Direct:
+      return ConvMethod::Direct;
+    case ConvKernel::Depthwise:
+      return gpu && storage_binding_fits(out) && storage_binding_fits(input) ? ConvMethod::DepthwisePixel
+                                                                              : ConvMethod::Depthwise;
+    case ConvKernel::Winograd:
+      // On GPUs batch 1 runs on the Oc8 packing: there Winograd's two extra dispatches cost more
+      // than its GEMM saves (docs/benchmarks.md).
+      if (!w.weight.defined() || p.batch > 1) return ConvMethod::Winograd;
+      return split_pays(p) && split_can_run(p, w, input, out) ? ConvMethod::Split : ConvMethod::Oc8;
+    case ConvKernel::Oc8:
+      break;
+  }
+  const bool batched = p.batch > 1 || forced_gemm;
+  if (kernel_options().conv_igemm && p.batch > 1 && p.kernel_h * p.kernel_w > 1 && terms >= kMinGemmTerms &&
+      implicit_gemm_can_run(p, w, input, out, residual) &&
+      conv_gemm_implicit_takes(p, w.gemm_weight, input, out, w.gemm_bias, residual))
+    return ConvMethod::ImplicitGemm;
+  if (batched && pointwise_gemm_can_run(p, w, input, out, residual)) return ConvMethod::PointwiseGemm;
+  if (batched && (terms >= kMinGemmTerms || forced_gemm) && im2col_bytes(p) <= kMaxPatchBytes &&
+      im2col_gemm_can_run(p, w, input, out, residual))
+    return ConvMethod::Im2colGemm;
+  if (split_pays(p) && split_can_run(p, w, input, out)) return ConvMethod::Split;
+  // On CPU devices (lavapipe) the GEMM over whole texels reads 4 pixels per fetch where the
+  // direct tile reads one; GPUs pad pointwise planes of partial quads that way at batch 2+.
+  if ((!gpu || (is_pointwise(p) && p.batch > 1)) && im2col_oc8_can_run(p, w, input)) return ConvMethod::Im2colOc8;
+  return ConvMethod::Oc8;
 }
 }  // namespace
+
+bool conv_method_can_run(ConvMethod m, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
+                         const Tensor& out, const Tensor& residual) {
+  const bool oc8_weights = (w.kernel == ConvKernel::Oc8 || w.kernel == ConvKernel::Winograd) && w.weight.defined();
+  switch (m) {
+    case ConvMethod::Auto:
+      return false;
+    case ConvMethod::Direct:
+      return w.kernel == ConvKernel::Direct && !p.transposed && !residual.defined();
+    case ConvMethod::Transposed:
+      return w.kernel == ConvKernel::Transposed && !residual.defined();
+    case ConvMethod::Depthwise:
+      return w.kernel == ConvKernel::Depthwise && !residual.defined();
+    case ConvMethod::DepthwisePixel:
+      return w.kernel == ConvKernel::Depthwise && !residual.defined() && storage_binding_fits(out) &&
+             storage_binding_fits(input);
+    case ConvMethod::Oc8:
+      return oc8_weights;
+    case ConvMethod::Split:
+      return oc8_weights && split_can_run(p, w, input, out);
+    case ConvMethod::Im2colOc8:
+      return oc8_weights && im2col_oc8_can_run(p, w, input);
+    case ConvMethod::Winograd:
+      return w.kernel == ConvKernel::Winograd;
+    case ConvMethod::PointwiseGemm:
+      return pointwise_gemm_can_run(p, w, input, out, residual);
+    case ConvMethod::Im2colGemm:
+      return im2col_gemm_can_run(p, w, input, out, residual);
+    case ConvMethod::ImplicitGemm:
+      return implicit_gemm_can_run(p, w, input, out, residual);
+  }
+  return false;
+}
 
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& packed,
                        std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual,
                        Tensor out) {
-  const ConvWeights& w = p.batch > 1 || conv_gemm_forced() ? with_batch_weights(packed) : packed;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
   const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;
@@ -797,61 +912,55 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
   TVK_CHECK(!residual.defined() || residual.sizes() == out.sizes(), op, ": residual ", residual.shape_string(),
             " does not match the output ", out.shape_string());
   if (residual.defined()) check_vulkan_float(op, residual, "residual");
-  auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  const uint32_t spec_kh = u32(op, p.kernel_h), spec_kw = u32(op, p.kernel_w), sh = u32(op, p.stride[0]),
-                 sw = u32(op, p.stride[1]), dh = u32(op, p.dilation[0]), dw = u32(op, p.dilation[1]);
-  switch (w.kernel) {
-    case ConvKernel::Oc8:
-      if (run_implicit_gemm(op, p, w, input, out, out_min, out_max, residual) ||
-          run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual) ||
-          run_im2col_gemm(op, p, w, input, out, out_min, out_max, residual))
-        return out;
-      if (!run_split(op, p, w, input, out, out_min, out_max, residual) &&
-          !run_im2col(op, p, input, w, out, out_min, out_max, residual))
-        run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
-                std::numeric_limits<int32_t>::max(), 1);
-      return out;
-    case ConvKernel::Winograd:
-      if (w.weight.defined() && !winograd_pays(p)) {
-        if (!run_split(op, p, w, input, out, out_min, out_max, residual))
-          run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
-                std::numeric_limits<int32_t>::max(), 1);
-      } else {
-        run_winograd(op, p, input, w, out, out_min, out_max, residual);
-      }
-      return out;
-    case ConvKernel::Depthwise: {
-      TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");
-      DepthwiseParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
-                             i32(p.out_w), i32(p.out_h), i32(p.padding[1]), i32(p.padding[0]),
-                             w.bias.defined() ? 1 : 0, out_min, out_max};
-      if (gpu_shaped_kernels() && run_depthwise_pixel(op, p, w, input, out, params)) return out;
-      constexpr int64_t kRows = 4;  // output rows per invocation, as in conv2d_dw.glsl
-      const int64_t lanes = (p.out_h + kRows - 1) / kRows * ((p.out_w + 3) / 4);
-      ShaderLaunch l;
-      l.shader = "conv2d_dw";
-      l.local = lane_group(u32(op, lanes));
-      l.global = {u32(op, lanes), 1, u32(op, p.batch * p.in_channels)};
-      // Rows of a multiple of 4 values are read 4 per fetch (conv2d_dw.glsl's VEC_IN).
-      const bool vec_in = p.in_w % 4 == 0;
-      const auto format = vec_in ? Buffer::TexelFormat::RGBA32 : Buffer::TexelFormat::R32;
-      const auto shift = static_cast<uint32_t>(((-p.padding[1]) % 4 + 4) % 4);
-      l.constants = {spec_kh, spec_kw, sh, sw, dh, dw, p.out_w % 4 == 0 ? 1u : 0u, vec_in ? 1u : 0u, shift};
-      TVK_CHECK(texel_view_fits(input, format), op, ": the input ", input.shape_string(),
-                " exceeds this device's texel buffer limit");
-      // Without a bias the weight stands in for it (the shader ignores it).
-      launch(l, {out, Binding(input, format), Binding(w.weight, w.weight_format),
-                 texels1(w.bias.defined() ? w.bias : w.weight)},
-             params);
-      return out;
-    }
-    case ConvKernel::Direct:
-    case ConvKernel::Transposed:
-      TVK_CHECK(!residual.defined(), op, ": a fused residual needs the Oc8 kernel");
+  // The method: the one the options force where it can run this layer, else the preferred one.
+  const KernelOptions& options = kernel_options();
+  const bool batch_forms = p.batch > 1 || conv_gemm_forced() || needs_batch_weights(options.conv);
+  const ConvWeights& w = batch_forms ? with_batch_weights(packed) : packed;
+  const ConvMethod method = options.conv != ConvMethod::Auto && conv_method_can_run(options.conv, p, w, input, out, residual)
+                                ? options.conv
+                                : preferred_conv_method(p, w, input, out, residual);
+  TVK_CHECK(!residual.defined() || conv_method_can_run(method, p, w, input, out, residual), op,
+            ": a fused residual needs a method that adds it (", to_string(method), " does not)");
+  if (options.log) options.log->add(op, to_string(method));
+  const MethodScope scope(to_string(method));
+  switch (method) {
+    case ConvMethod::Auto:
+      break;
+    case ConvMethod::Direct:
+    case ConvMethod::Transposed:
       return run_direct(op, p, input, w, out_min, out_max, out);
+    case ConvMethod::Depthwise:
+      run_depthwise(op, p, w, input, out, out_min, out_max);
+      return out;
+    case ConvMethod::DepthwisePixel:
+      run_depthwise_pixel(op, p, w, input, out, out_min, out_max);
+      return out;
+    case ConvMethod::Oc8:
+      run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
+              std::numeric_limits<int32_t>::max(), 1);
+      return out;
+    case ConvMethod::Split:
+      run_split(op, p, w, input, out, out_min, out_max, residual);
+      return out;
+    case ConvMethod::Im2colOc8:
+      run_im2col_oc8(op, p, input, w, out, out_min, out_max, residual);
+      return out;
+    case ConvMethod::Winograd:
+      run_winograd(op, p, input, w, out, out_min, out_max, residual);
+      return out;
+    case ConvMethod::PointwiseGemm:
+      run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual);
+      return out;
+    case ConvMethod::Im2colGemm:
+      run_im2col_gemm(op, p, w, input, out, out_min, out_max, residual);
+      return out;
+    case ConvMethod::ImplicitGemm:
+      run_implicit_gemm(op, p, w, input, out, out_min, out_max, residual);
+      return out;
   }
-  return out;
+  throw Error(detail::concat(op, ": no convolution method chosen"));
 }
+
 
 namespace {
 

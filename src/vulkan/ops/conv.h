@@ -1,16 +1,16 @@
-// Vulkan convolutions. The kernel is chosen from the weight's shape alone, so a packed context
-// decides once, when it is made:
-//   Oc8        register-tiled GEMM, 4 pixels x 8 output channels per invocation (dense and
-//              grouped convolutions whose groups hold a multiple of 8 output channels);
-//              weights packed by conv2d_pack.glsl
-//   Winograd   3x3, stride 1, dilation 1, ungrouped: F(4,3) transforms around a conv2d_oc8 GEMM;
-//              weights transformed by conv2d_wino_pack.glsl (4x the 3x3 weights' memory). On
-//              GPUs the Oc8 packing is kept too, and batch 1 runs on it: there the two extra
-//              dispatches cost more than the GEMM saves. There packed contexts make the
-//              transformed weights at their first call of batch 2+ (ConvWeights::deferred).
-//   Depthwise  one filter per channel (groups = in = out channels)
-//   Direct     any other grouping (the general fallback)
-//   Transposed conv_transpose2d
+// Vulkan convolutions. A convolution's weights are laid out in one form (ConvKernel), chosen
+// when they are packed (a packed context does it once) from the weight's shape and the method
+// the options force; each call then runs one named method (ConvMethod, kernel_options.h) among
+// those that read that form and can run the layer. The forms:
+//   Oc8        conv2d_pack's [blocks][K][8] (dense and grouped convolutions whose groups hold a
+//              multiple of 8 output channels), and for ungrouped ones where the GEMM methods
+//              may run, the plain [out, K] matrix: methods Oc8, Split, Im2colOc8, the GEMMs
+//   Winograd   3x3, stride 1, dilation 1, ungrouped: 36 transformed weight sets (4x the
+//              weights' memory), and on GPUs the Oc8 packing too, on which batch 1 runs. There
+//              packed contexts make the batch-2+ forms at their first use (ConvWeights::deferred)
+//   Depthwise  one filter per channel (groups = in = out channels): Depthwise, DepthwisePixel
+//   Direct     OIHW as given: Direct (any grouping; the general fallback)
+//   Transposed IOHW as given: Transposed
 #pragma once
 
 #include <memory>
@@ -19,6 +19,7 @@
 #include "ops/conv_params.h"
 #include "tvk/tensor.h"
 #include "vulkan/api/buffer.h"
+#include "vulkan/ops/kernel_options.h"
 
 namespace tvk::vulkan {
 
@@ -76,9 +77,16 @@ ConvWeights prepare_conv_weights(const Tensor& weight, const Tensor& bias, int64
                                  const IntList& stride, const IntList& dilation, const Tensor& host_weight = Tensor(),
                                  const Tensor& host_bias = Tensor());
 
+// Whether `method` can run this convolution (geometry `p`, packed `weights`, the tensors it would
+// bind) on this device: capability only, not speed. Auto: false.
+bool conv_method_can_run(ConvMethod method, const ops::Conv2dParams& p, const ConvWeights& weights,
+                         const Tensor& input, const Tensor& out, const Tensor& residual);
+
 // Runs the convolution with checked geometry `p` (from ops::conv2d_params) and the output
-// clamped to [out_min, out_max] (unset: unbounded). `residual`, when defined, has the output's
-// shape and is added before the clamp (Oc8 only; other kernels take it through a separate add).
+// clamped to [out_min, out_max] (unset: unbounded), by the method KernelOptions::conv forces
+// where it can run the layer, else the one preferred for it. `residual`, when defined, has the
+// output's shape and is added before the clamp (the Oc8-packed methods and Winograd; the others
+// refuse it, and callers add it separately).
 // `out`, when defined, is where the result goes (a contiguous float32 tensor of the output's
 // shape, such as a slice_for_writing of a larger one); else a new tensor.
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& weights,

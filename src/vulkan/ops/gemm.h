@@ -64,6 +64,10 @@ bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const 
 // the product reads it, never stored; its columns are the pixels of all images side by side, so
 // small planes fill tiles at any batch. `weight` is the [out, in x kh x kw] fp32 matrix, `bias`
 // (optional) one value per output channel, `residual` (optional) a tensor of out's shape.
+// conv_gemm_implicit_can_run: whether it can run these operands at all (one storage binding
+// each); _takes: whether it is also the kernel chosen for them (fp32 on GPUs).
+bool conv_gemm_implicit_can_run(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input,
+                                const Tensor& out, const Tensor& bias, const Tensor& residual);
 bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input, const Tensor& out,
                               const Tensor& bias, const Tensor& residual);
 void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,

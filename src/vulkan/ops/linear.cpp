@@ -16,6 +16,7 @@
 #include "tvk/vulkan_info.h"
 #include "vulkan/api/context.h"
 #include "vulkan/ops/gemm.h"
+#include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/ops/strided_copy.h"
 
@@ -70,8 +71,8 @@ bool b_k_quads_fit(const GemmOperand& b, int64_t inner) {
 CoopmatTile coopmat_tile() {
   static const CoopmatTile shapes[] = {{64, 64, 32, 32},  {128, 128, 64, 32}, {32, 64, 32, 32},
                                        {64, 128, 32, 64}, {128, 128, 64, 64}, {128, 64, 64, 32}};
-  const char* forced = std::getenv("TVK_COOPMAT_TILE");
-  if (forced)
+  const std::string& forced = kernel_options().coopmat_tile;
+  if (!forced.empty())
     for (const CoopmatTile& t : shapes)
       if (std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.wm) + "x" + std::to_string(t.wn) == forced)
         return t;
@@ -80,8 +81,7 @@ CoopmatTile coopmat_tile() {
 }  // namespace
 
 bool gemm_on_tensor_cores() {
-  static const bool coopmat_on = switch_on("TVK_COOPMAT");
-  return coopmat_on && Context::get()->device().physical().cooperative_matrix() &&
+  return kernel_options().coopmat && Context::get()->device().physical().cooperative_matrix() &&
          vulkan_precision() == Precision::FP16;
 }
 
@@ -92,8 +92,7 @@ namespace {
 // the parts' sums within one storage binding. TVK_GEMM_SPLIT_K=0: never, to compare.
 uint32_t gemm_k_splits(int64_t tiles, int64_t inner, int64_t out_values, int64_t fill, int64_t max_splits,
                        int64_t min_terms) {
-  static const bool enabled = switch_on("TVK_GEMM_SPLIT_K");
-  if (!enabled || tiles >= fill) return 1;
+  if (!kernel_options().gemm_split_k || tiles >= fill) return 1;
   int64_t splits = std::min({max_splits, (fill + tiles - 1) / tiles, inner / min_terms});
   while (splits > 1 && (static_cast<VkDeviceSize>(splits * out_values) * sizeof(float) > max_storage_binding() ||
                         splits * out_values > std::numeric_limits<int32_t>::max()))
@@ -158,9 +157,8 @@ namespace {
 // Whether gemm_tile128 and its variant run at all: fp32 products on GPUs. TVK_GEMM_TILE128=0:
 // gemm_tiled instead, to compare; TVK_GEMM_SHARED=0 (launch_tiled_gemm) rules out both.
 bool tile128_enabled() {
-  static const bool tile128_on = switch_on("TVK_GEMM_TILE128");
-  static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
-  return tile128_on && shared_on_gpus && !gemm_on_tensor_cores() && gpu_shaped_kernels();
+  const KernelOptions& o = kernel_options();
+  return o.gemm_tile128 && o.gemm_shared && !gemm_on_tensor_cores() && gpu_shaped_kernels();
 }
 
 // Whether every tensor a gemm_tile128 launch binds fits one storage binding (bias and residual
@@ -190,18 +188,22 @@ struct ConvPatchParams {
 // idle half), 64 columns for products of at most 256 (small planes of a small batch).
 // TVK_IGEMM_TILE=<rows>x<cols> (each 64 or 128) forces one, to compare.
 std::pair<int64_t, int64_t> igemm_tile(int64_t rows, int64_t cols) {
-  static const char* forced = std::getenv("TVK_IGEMM_TILE");
-  if (forced) {
-    const std::string f = forced;
+  const std::string& f = kernel_options().igemm_tile;
+  if (!f.empty()) {
     return {f.rfind("64x", 0) == 0 ? 64 : 128, f.size() > 3 && f.substr(f.size() - 3) == "x64" ? 64 : 128};
   }
   return {rows <= 64 ? 64 : 128, cols <= 256 ? 64 : 128};
 }
 }  // namespace
 
+bool conv_gemm_implicit_can_run(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input,
+                                const Tensor& out, const Tensor& bias, const Tensor& residual) {
+  return c.groups == 1 && !c.transposed && tile128_bindings_fit(weight, input, out, bias, residual);
+}
+
 bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input, const Tensor& out,
                               const Tensor& bias, const Tensor& residual) {
-  return tile128_enabled() && c.groups == 1 && !c.transposed && tile128_bindings_fit(weight, input, out, bias, residual);
+  return tile128_enabled() && conv_gemm_implicit_can_run(c, weight, input, out, bias, residual);
 }
 
 void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,
@@ -230,9 +232,8 @@ void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& 
   // resnet18 at batch 32: its 512-channel stride-2 layer's 52 tiles in 4 parts).
   // TVK_IGEMM_SPLITS=<n> forces n parts, to compare.
   const int64_t threads = tile_rows * tile_cols / 64;
-  static const char* forced_splits = std::getenv("TVK_IGEMM_SPLITS");
   uint32_t splits = gemm_k_splits(tiles, inner, rows * cols, compute_units() * 4 / 3 * 256 / threads, 32, 64);
-  if (forced_splits) splits = static_cast<uint32_t>(std::clamp(std::atoi(forced_splits), 1, 64));
+  if (const int forced = kernel_options().igemm_splits) splits = static_cast<uint32_t>(forced);
   auto u32_of = [&](int64_t v) { return static_cast<uint32_t>(i32(v)); };
   const GemmBias b{bias, 0, 1, 0, false};
   run_tile128(op, "conv2d_igemm", {tile_rows, tile_cols, splits},
@@ -243,8 +244,7 @@ void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& 
 }
 
 bool use_tiled_gemm(int64_t rows, int64_t inner) {
-  static const bool enabled = switch_on("TVK_TILED_GEMM");
-  return enabled && rows >= 16 && inner <= kMaxLoopIterations;
+  return kernel_options().tiled_gemm && rows >= 16 && inner <= kMaxLoopIterations;
 }
 
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
@@ -278,7 +278,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   // Tensor cores, operands rounded to fp16.
   if (gemm_on_tensor_cores()) {
     const PhysicalDeviceInfo& device = Context::get()->device().physical();
-    static const CoopmatTile tile = coopmat_tile();
+    const CoopmatTile tile = coopmat_tile();
     auto tiles = [op](int64_t n, uint32_t side) { return static_cast<uint32_t>(to_i32(op, (n + side - 1) / side)); };
     const bool a_vec4 = a_quads(a, inner);
     const uint32_t b_mode = b_quads(b, cols) ? 1 : b_k_quads_fit(b, inner) ? 2 : 0;
@@ -288,7 +288,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     // patches) keeps what its rounding loses as a second fp16 operand: on the H200, mobilenet_v2
     // in fp16 over 8 images at batch 8 went from 1.22e-2 to 6.9e-3 off fp32 at worst, for 0-3%
     // more GPU time at batch 32 (docs/benchmarks.md). TVK_COOPMAT_SPLIT=0 rounds it, to compare.
-    static const bool split_on = switch_on("TVK_COOPMAT_SPLIT");
+    const bool split_on = kernel_options().coopmat_split;
     const bool a_split = split_on && !a.half && b.half, b_split = split_on && !b.half && a.half;
     ShaderLaunch l;
     l.shader = a_split || b_split ? "gemm_coopmat_split" : "gemm_coopmat";
@@ -301,13 +301,13 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     return;
   }
   // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
-  static const bool shared_on_gpus = switch_on("TVK_GEMM_SHARED");
+  const bool shared_on_gpus = kernel_options().gemm_shared;
   // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
   // products): tiles of 128 columns x 128 or 64 rows, 8 x 8 per invocation.
   if (tile128) {
     // TVK_GEMM_TILE_M=64 or 128 forces one row count, to compare.
-    static const char* forced_rows = std::getenv("TVK_GEMM_TILE_M");
-    const int64_t tile_rows = forced_rows ? (std::string(forced_rows) == "64" ? kTile128HalfRows : kTile128)
+    const int forced_rows = kernel_options().gemm_tile_m;
+    const int64_t tile_rows = forced_rows ? (forced_rows == 64 ? kTile128HalfRows : kTile128)
                               : rows <= kTile128HalfRows ? kTile128HalfRows : kTile128;
     const int64_t tiles = (cols + kTile128 - 1) / kTile128 * ((rows + tile_rows - 1) / tile_rows) * batch;
     // Split K for 4/3 work groups per multiprocessor, up to 4 parts of 128+ terms. On the H200
@@ -315,9 +315,8 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
     // 0.135 in 4 parts, 144 of 512 terms 0.118 and 0.101 in 2; 196 tiles of 576 terms lost
     // (0.134 -> 0.142 in 2), hence a bar between.
     // TVK_GEMM_SPLITS=<n> forces n parts, to compare.
-    static const char* forced_splits = std::getenv("TVK_GEMM_SPLITS");
     uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols, compute_units() * 4 / 3, 4, 128);
-    if (forced_splits) splits = static_cast<uint32_t>(std::clamp(std::atoi(forced_splits), 1, 64));
+    if (const int forced = kernel_options().gemm_splits) splits = static_cast<uint32_t>(forced);
     run_tile128(op, "gemm_tile128", {tile_rows, kTile128, splits}, {}, out, a.tensor, b.tensor, bias, residual, blocks,
                 p, nullptr, 0);
     return;

@@ -5,10 +5,30 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
 
 #include "ops/registry.h"
+#include "vulkan/ops/kernel_options.h"
 
 namespace tvk::vulkan {
+
+namespace {
+// A dispatch's profile label: the op's name, followed by its method where the op family named
+// one ("aten::conv2d winograd"). Labels must outlive the stream; the few distinct ones (ops x
+// methods) are kept for the process.
+const char* dispatch_label(const ops::OpEntry* op) {
+  const char* method = current_method();
+  if (!op) return method;
+  if (!method) return op->schema.name.c_str();
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> labels;
+  const std::string label = op->schema.name + " " + method;
+  std::lock_guard<std::mutex> lock(mutex);
+  return labels.insert(label).first->c_str();
+}
+}  // namespace
 
 VkDeviceSize max_storage_binding() { return Context::get()->device().physical().limits.maxStorageBufferRange; }
 
@@ -69,23 +89,13 @@ void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const
   for (const Binding& b : tensors)
     if (!capturing || !storage_of(b.tensor).buffer().in_arena()) keep.push_back(b.tensor.storage());
   const ops::OpEntry* op = ops::current_op();
-  ctx.stream().dispatch(pipeline, bindings, params, params_bytes, groups, op ? op->schema.name.c_str() : nullptr,
+  ctx.stream().dispatch(pipeline, bindings, params, params_bytes, groups, dispatch_label(op),
                         std::move(keep));
 }
 
 namespace {
-// TVK_REDUCTION_SPLIT=N forces a split (a power of two, capped by max_split and k) and the
-// other GPU-shaped choices, so the GPU paths are tested on lavapipe too. 0 when unset.
-uint32_t forced_split() {
-  static const uint32_t forced = [] {
-    const char* v = std::getenv("TVK_REDUCTION_SPLIT");
-    const long n = v ? std::strtol(v, nullptr, 10) : 0;
-    uint32_t p = 0;
-    if (n >= 1) for (p = 1; p * 2 <= static_cast<uint32_t>(std::min(n, 256L));) p *= 2;
-    return p;
-  }();
-  return forced;
-}
+// The split the options force (KernelOptions::reduction_split), 0 where none is forced.
+uint32_t forced_split() { return kernel_options().reduction_split; }
 }  // namespace
 
 bool gpu_shaped_kernels() {
@@ -150,9 +160,5 @@ void check_vulkan_float(const char* op, const Tensor& t, const char* arg) {
   TVK_CHECK(t.device() == tvk::Device::Vulkan, op, ": argument '", arg, "' is not a Vulkan tensor");
 }
 
-bool switch_on(const char* name) {
-  const char* v = std::getenv(name);
-  return !(v && std::string(v) == "0");
-}
 
 }  // namespace tvk::vulkan

@@ -86,10 +86,6 @@ ShaderLaunch row_groups_launch(std::string shader, int64_t rows, uint32_t group)
 // A 1-D launch over `n` elements, folded into y when x would exceed the group-count limit.
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x = 64);
 
-// Whether a kernel-comparison switch (TVK_WINOGRAD, TVK_CONV_SPLIT, TVK_TILED_GEMM) is on: unset or
-// anything but 0. Each turns a faster path off to measure it against the one it replaced.
-bool switch_on(const char* name);
-
 // A narrowing cast for push constants that names the op when a size does not fit 32 bits.
 int32_t to_i32(const char* op, int64_t v);
 // Elementwise shaders take shapes and strides as rank-6 push-constant arrays.

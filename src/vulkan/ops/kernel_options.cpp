@@ -1,0 +1,128 @@
+// The kernel options: parsing the environment once, the scopes that put options in force, the
+// method names.
+#include "vulkan/ops/kernel_options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tvk::vulkan {
+
+namespace {
+constexpr std::pair<ConvMethod, const char*> kConvNames[] = {
+    {ConvMethod::Auto, "auto"},
+    {ConvMethod::Direct, "direct"},
+    {ConvMethod::Transposed, "transposed"},
+    {ConvMethod::Depthwise, "depthwise"},
+    {ConvMethod::DepthwisePixel, "depthwise_pixel"},
+    {ConvMethod::Oc8, "oc8"},
+    {ConvMethod::Split, "split"},
+    {ConvMethod::Im2colOc8, "im2col_oc8"},
+    {ConvMethod::Winograd, "winograd"},
+    {ConvMethod::PointwiseGemm, "pointwise_gemm"},
+    {ConvMethod::Im2colGemm, "im2col_gemm"},
+    {ConvMethod::ImplicitGemm, "implicit_gemm"},
+};
+
+std::optional<std::string> env(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return std::nullopt;
+  return std::string(v);
+}
+// A comparison switch: on unless set to "0".
+bool switch_env(const char* name) { return env(name) != "0"; }
+int int_env(const char* name, int low, int high) {
+  const auto v = env(name);
+  return v ? std::clamp(std::atoi(v->c_str()), low, high) : 0;
+}
+
+thread_local const KernelOptions* scoped_options = nullptr;
+thread_local const char* scoped_method = nullptr;
+}  // namespace
+
+const char* to_string(ConvMethod method) {
+  for (const auto& [m, name] : kConvNames)
+    if (m == method) return name;
+  return "?";
+}
+
+std::optional<ConvMethod> conv_method_named(std::string_view name) {
+  for (const auto& [m, n] : kConvNames)
+    if (name == n) return m;
+  return std::nullopt;
+}
+
+void MethodLog::add(std::string op, const char* method) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.emplace_back(std::move(op), method);
+}
+
+std::vector<std::pair<std::string, std::string>> MethodLog::entries() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_;
+}
+
+void MethodLog::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.clear();
+}
+
+KernelOptions KernelOptions::from_environment() {
+  KernelOptions o;
+  if (const auto m = env("TVK_CONV_METHOD"); m && !m->empty()) {
+    if (const auto method = conv_method_named(*m)) {
+      o.conv = *method;
+    } else {
+      std::fprintf(stderr, "tvk: TVK_CONV_METHOD=%s names no convolution method; choosing per layer\n", m->c_str());
+    }
+  }
+  const auto gemm = env("TVK_CONV_GEMM");
+  o.conv_gemm = gemm == "1" ? Toggle::On : gemm == "0" ? Toggle::Off : Toggle::Auto;
+  if (const int n = int_env("TVK_REDUCTION_SPLIT", 0, 256); n >= 1) {
+    uint32_t p = 1;
+    while (p * 2 <= static_cast<uint32_t>(n)) p *= 2;
+    o.reduction_split = p;
+  }
+  o.winograd = switch_env("TVK_WINOGRAD");
+  o.conv_split = switch_env("TVK_CONV_SPLIT");
+  o.split_vec_in = switch_env("TVK_SPLIT_VEC_IN");
+  o.split_row3 = switch_env("TVK_SPLIT_ROW3");
+  o.defer_weights = switch_env("TVK_DEFER_WEIGHTS");
+  o.conv_igemm = switch_env("TVK_CONV_IGEMM");
+  o.im2col_one_product = switch_env("TVK_IM2COL_ONE_PRODUCT");
+  o.tiled_gemm = switch_env("TVK_TILED_GEMM");
+  o.gemm_shared = switch_env("TVK_GEMM_SHARED");
+  o.gemm_tile128 = switch_env("TVK_GEMM_TILE128");
+  o.gemm_split_k = switch_env("TVK_GEMM_SPLIT_K");
+  o.coopmat = switch_env("TVK_COOPMAT");
+  o.coopmat_split = switch_env("TVK_COOPMAT_SPLIT");
+  o.coopmat_tile = env("TVK_COOPMAT_TILE").value_or("");
+  o.igemm_tile = env("TVK_IGEMM_TILE").value_or("");
+  o.igemm_splits = int_env("TVK_IGEMM_SPLITS", 1, 64);
+  o.gemm_splits = int_env("TVK_GEMM_SPLITS", 1, 64);
+  if (const auto rows = env("TVK_GEMM_TILE_M")) o.gemm_tile_m = *rows == "64" ? 64 : 128;
+  return o;
+}
+
+const KernelOptions& kernel_options() {
+  if (scoped_options) return *scoped_options;
+  static const KernelOptions from_env = KernelOptions::from_environment();
+  return from_env;
+}
+
+ScopedKernelOptions::ScopedKernelOptions(KernelOptions options)
+    : options_(std::move(options)), previous_(scoped_options) {
+  scoped_options = &options_;
+}
+
+ScopedKernelOptions::~ScopedKernelOptions() { scoped_options = previous_; }
+
+MethodScope::MethodScope(const char* method) : previous_(scoped_method) {
+  scoped_method = method;
+}
+
+MethodScope::~MethodScope() { scoped_method = previous_; }
+
+const char* current_method() { return scoped_method; }
+
+}  // namespace tvk::vulkan

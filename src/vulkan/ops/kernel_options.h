@@ -1,0 +1,132 @@
+// How Vulkan kernels are chosen: a typed options object (forced methods, comparison switches)
+// made once from the environment (the one place the kernel-choice TVK_* variables are read) and
+// given to a stretch of work by ScopedKernelOptions, and the convolution's named methods.
+// Kernels read the options in force with kernel_options(); a test flips them per call, as
+// ncnn's Option is flipped per layer test, instead of re-running a suite under a variable.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tvk::vulkan {
+
+// The ways tvk runs a convolution (conv.cpp). Each is one named kernel path; which can run a
+// layer is a predicate of its geometry, weights and the device (conv_method_can_run), and which
+// runs is one decision (choose_conv_method).
+enum class ConvMethod : uint8_t {
+  Auto,            // chosen per layer
+  Direct,          // conv2d.glsl: any grouping, one output quad of 4 channels per invocation
+  Transposed,      // conv_transpose2d.glsl
+  Depthwise,       // conv2d_dw.glsl: 4 rows x 4 pixels per invocation, texel reads (CPU devices)
+  DepthwisePixel,  // conv2d_dw_pixel.glsl: one output per invocation, storage reads (GPUs)
+  Oc8,             // conv2d_oc8.glsl: 4 pixels x 8 output channels per invocation, split K over y
+  Split,           // conv2d_split.glsl: one tile per work-group row, its K split over the lanes
+  Im2colOc8,       // conv2d_im2col.glsl, then conv2d_oc8's pointwise GEMM over whole texels
+  Winograd,        // F(4,3): conv2d_wino_in, 36 products (conv2d_oc8 or a GEMM kernel), conv2d_wino_out
+  PointwiseGemm,   // a 1x1 convolution as one batched GEMM (gemm.h)
+  Im2colGemm,      // conv2d_im2col, then a GEMM kernel (gemm.h)
+  ImplicitGemm,    // conv2d_igemm: the GEMM gathers its patches from the input as it reads them
+};
+inline constexpr std::array<ConvMethod, 11> kConvMethods{
+    ConvMethod::Direct,    ConvMethod::Transposed,    ConvMethod::Depthwise,  ConvMethod::DepthwisePixel,
+    ConvMethod::Oc8,       ConvMethod::Split,         ConvMethod::Im2colOc8,  ConvMethod::Winograd,
+    ConvMethod::PointwiseGemm, ConvMethod::Im2colGemm, ConvMethod::ImplicitGemm};
+// "direct", "split", "im2col_gemm", ...: the names the profile, the environment and the CLI use.
+const char* to_string(ConvMethod method);
+std::optional<ConvMethod> conv_method_named(std::string_view name);
+
+// Where chosen methods are written, in order, as "op method" (the tests' and tools' view of
+// which path ran for each layer). Safe to share between threads.
+class MethodLog {
+ public:
+  void add(std::string op, const char* method);
+  std::vector<std::pair<std::string, std::string>> entries() const;
+  void clear();
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> entries_;
+};
+
+enum class Toggle : uint8_t { Auto, On, Off };
+
+struct KernelOptions {
+  // The method every convolution that it can run takes (Auto: chosen per layer). One that
+  // cannot run a layer leaves it to the choice it would have had.
+  ConvMethod conv = ConvMethod::Auto;
+  // Convolutions on the GEMM kernels: On wherever they fit (batch 1 too), Off never, Auto where
+  // they pay (tensor cores in fp16, GPUs in fp32 for all but pointwise layers).
+  Toggle conv_gemm = Toggle::Auto;
+  // N > 0: every split-K kernel splits by the largest power of two up to N (capped per kernel),
+  // and kernels take their GPU shapes on any device (to run the GPU paths on lavapipe).
+  uint32_t reduction_split = 0;
+
+  // Comparison switches: each, turned off, replaces a faster path by the one it replaced, to
+  // measure one against the other (docs/benchmarks.md).
+  bool winograd = true;            // 3x3 stride-1 convolutions by Winograd F(4,3)
+  bool conv_split = true;          // batch-1 convolutions on GPUs by Split
+  bool split_vec_in = true;        // Split's pointwise layers read 4 pixels per load
+  bool split_row3 = true;          // Split's 3-wide filter rows read as 3 vec4s
+  bool defer_weights = true;       // batch-2+ weight forms made at their first use on GPUs
+  bool conv_igemm = true;          // ImplicitGemm where it applies
+  bool im2col_one_product = true;  // Im2colGemm as one product over the batch
+  bool tiled_gemm = true;          // products of 16+ rows on the GEMM kernels
+  bool gemm_shared = true;         // shared-memory GEMM tiles on GPUs
+  bool gemm_tile128 = true;        // gemm_tile128 for large fp32 products
+  bool gemm_split_k = true;        // gemm_tile128 splits K where its tiles are few
+  bool coopmat = true;             // tensor cores in fp16 precision
+  bool coopmat_split = true;       // fp32 operands kept as two halves on tensor cores
+
+  // Forced tiles and splits, to compare (empty / 0: chosen per product).
+  std::string coopmat_tile;  // "BMxBNxWMxWN"
+  std::string igemm_tile;    // "<rows>x<cols>", each 64 or 128
+  int igemm_splits = 0, gemm_splits = 0, gemm_tile_m = 0;
+
+  // Where chosen methods are written (not owned; null: nowhere).
+  MethodLog* log = nullptr;
+
+  // The options the environment asks for (docs: README's variable table): the kernel-choice
+  // TVK_* variables are read here and nowhere else.
+  static KernelOptions from_environment();
+};
+
+// The options in force on this thread: the innermost ScopedKernelOptions', else the
+// environment's (read once per process).
+const KernelOptions& kernel_options();
+
+// Puts `options` in force on this thread until destroyed (scopes nest). Work recorded into a
+// plan keeps the choices made while it was recorded.
+class ScopedKernelOptions {
+ public:
+  explicit ScopedKernelOptions(KernelOptions options);
+  ~ScopedKernelOptions();
+  ScopedKernelOptions(const ScopedKernelOptions&) = delete;
+  ScopedKernelOptions& operator=(const ScopedKernelOptions&) = delete;
+
+ private:
+  KernelOptions options_;
+  const KernelOptions* previous_;
+};
+
+// The method a kernel is running, for the profile's labels and the method log: launches made
+// while it lives carry "op method" as their label. Set by the op family's run function.
+class MethodScope {
+ public:
+  explicit MethodScope(const char* method);
+  ~MethodScope();
+  MethodScope(const MethodScope&) = delete;
+  MethodScope& operator=(const MethodScope&) = delete;
+
+ private:
+  const char* previous_;
+};
+// The innermost MethodScope's method on this thread, or null.
+const char* current_method();
+
+}  // namespace tvk::vulkan
