@@ -5,10 +5,51 @@
 # layer on. Tests that start the tvk CLI as a separate program (CliTest.*, the Python-driven
 # ones) are left out: without binfmt_misc, an aarch64 program cannot be exec'd directly.
 # Slow (lavapipe's LLVM-compiled shaders run under emulation); the README says how long.
+#
+# scripts/test_arm64.sh --portability LIST: the portability pass CI runs (scripts/test.sh) instead
+# of the suite. LIST is the x86-64 run's pipeline list (build/pipeline_variants.txt, written by the
+# test PipelineVariants.op_tests): under qemu on arm64 lavapipe, with an empty pipeline cache so
+# that every shader is compiled, it replays the op cases that made each pipeline there (against
+# torch's outputs and the CPU kernels), then makes every listed pipeline the replay did not, so
+# that a shader which aborts this driver's compiler fails CI. Builds only the library and op_tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${TVK_JOBS:-$(nproc)}
 ./scripts/install_deps.sh arm64
+if [[ "${1:-}" == --portability ]]; then
+  list=$(realpath "${2:?usage: scripts/test_arm64.sh --portability build/pipeline_variants.txt}")
+  start=$(date +%s)
+  cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
+    -DTVK_BUILD_PYTHON=OFF -DTVK_BUILD_JAVA=OFF >/tmp/tvk-arm64-configure.log 2>&1 || { cat /tmp/tvk-arm64-configure.log; exit 1; }
+  cmake --build build-arm64 --target op_tests -j"$jobs"
+  cases=$PWD/build-arm64/portability/op_cases
+  /usr/bin/python3 tests/ops/gen_op_cases.py "$cases" >/dev/null
+  cache=$(mktemp -d)
+  trap 'rm -rf "$cache"' EXIT
+  export VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.aarch64.json VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.aarch64.json
+  built=$(date +%s)
+  # One process per core, each replaying a share of the runs (TVK_PIPELINE_SHARD) with its own cache.
+  pids=()
+  for ((i = 0; i < jobs; ++i)); do
+    mkdir -p "$cache/$i"
+    TVK_REQUIRE_VULKAN=1 TVK_VALIDATION=1 TVK_CACHE_DIR=$cache/$i TVK_OP_CASES_DIR=$cases TVK_PIPELINE_REPLAY=$list \
+      TVK_PIPELINE_SHARD=$i/$jobs qemu-aarch64-static build-arm64/tests/op_tests --gtest_also_run_disabled_tests \
+      --gtest_filter='PipelineVariants.*' >"$cache/log$i" 2>&1 &
+    pids+=($!)
+  done
+  failed=0
+  for ((i = 0; i < jobs; ++i)); do
+    if wait "${pids[$i]}"; then
+      grep -E "pipelines of" "$cache/log$i" || true
+    else
+      echo "== arm64 portability pass, shard $i/$jobs failed:"
+      tail -n 60 "$cache/log$i"
+      failed=1
+    fi
+  done
+  echo "arm64 portability pass: built in $((built - start)) s, replayed in $(( $(date +%s) - built )) s"
+  exit $failed
+fi
 cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
   -DTVK_BUILD_PYTHON=OFF -DTVK_BUILD_JAVA=OFF >/tmp/tvk-arm64-configure.log 2>&1 || { cat /tmp/tvk-arm64-configure.log; exit 1; }
 cmake --build build-arm64 -j"$jobs"

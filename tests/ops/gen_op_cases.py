@@ -275,6 +275,9 @@ def generate(torch, c):
         ((1, 40, 8, 12), (20, 40, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
         ((1, 32, 5, 4), (9, 32, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
         ((1, 36, 9, 8), (12, 36, 5, 3), False, [2, 1], [2, 1], [2, 1], 1),
+        # A product large enough for gemm_tile128 (64 output channels, 512 pixels over the batch):
+        # the GEMM methods' one product over the batch (column blocks) and the implicit GEMM.
+        ((2, 8, 16, 16), (64, 8, 3, 3), True, [1, 1], [1, 1], [1, 1], 1),
     ]
     for xs, ws, has_b, st, pad, dil, g in conv_cases:
         x, w = r(xs), r(ws)
@@ -394,7 +397,9 @@ def generate(torch, c):
     mm_shapes = [(1, 1, 1), (3, 5, 7), (1, 13, 9), (8, 16, 4), (17, 3, 11), (2, 64, 3), (5, 1, 6), (9, 10, 1),
                  (31, 33, 35), (4, 129, 2),
                  # 16+ rows take the tiled kernel: several tiles, K and columns off its 16 and 4
-                 (70, 37, 130), (130, 20, 67), (16, 1, 5), (64, 16, 64)]
+                 (70, 37, 130), (130, 20, 67), (16, 1, 5), (64, 16, 64),
+                 # gemm_tile128 (GPU shapes, fp32): 64+ rows and 256+ columns
+                 (96, 40, 260)]
     for n, m, p in mm_shapes:
         a, b = r(n, m), r(m, p)
         c.add("aten::mm", a, b)

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -13,7 +14,10 @@
 #include "support/test_support.h"
 #include "tvk/vulkan_info.h"
 #if TVK_USE_VULKAN
+#include <chrono>
+
 #include "vulkan/api/context.h"
+#include "vulkan/api/shader_library.h"
 #include "vulkan/ops/kernel_options.h"
 #endif
 
@@ -425,4 +429,242 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, ConvMethods, ::testing::ValuesIn(vulkan::kConvM
                          [](const ::testing::TestParamInfo<vulkan::ConvMethod>& info) {
                            return std::string(vulkan::to_string(info.param));
                          });
+#endif
+
+#if TVK_USE_VULKAN
+// The portability pass (scripts/test_arm64.sh --portability; docs/reliability.md): every compute
+// pipeline tvk makes, made and run on this device. Every op case runs under every option set that
+// changes which pipelines run (each convolution method forced, in fp32 and fp16, with and without
+// the GPU shapes; the GEMM and comparison switches), and convolutions and linear layers also run
+// from packed contexts, with a fused residual, against the CPU kernels. A driver whose compiler
+// aborts on a shader kills this test. TVK_PIPELINE_LIST=FILE writes each pipeline made (shader,
+// bindings, work group, specialisation constants) with the run that made it first (option set,
+// op and case). TVK_PIPELINE_REPLAY=FILE (another device's list: scripts/test_arm64.sh
+// --portability under qemu) runs only those runs, then makes every listed pipeline they did not
+// make here, so that this driver compiles each one and runs all it can.
+namespace {
+
+struct OptionSet {
+  std::string name;
+  vulkan::KernelOptions options;
+  Precision precision = Precision::FP32;
+  bool all_ops = false;  // every op's cases, or only those with weights (convolutions, products)
+};
+
+std::vector<OptionSet> variant_option_sets() {
+  const vulkan::KernelOptions base;  // not the environment's: the pass spans every choice itself
+  std::vector<OptionSet> sets;
+  for (const uint32_t split : {0u, 4u}) {
+    for (const Precision precision : {Precision::FP32, Precision::FP16}) {
+      OptionSet s{std::string("split") + std::to_string(split) + " " + to_string(precision), base, precision,
+                  precision == Precision::FP32};
+      s.options.reduction_split = split;
+      sets.push_back(s);
+      for (const vulkan::ConvMethod m : vulkan::kConvMethods) {
+        OptionSet f = s;
+        f.name += std::string(" conv=") + vulkan::to_string(m);
+        f.options.conv = m;
+        f.all_ops = false;
+        sets.push_back(f);
+      }
+      OptionSet g = s;
+      g.name += " conv_gemm";
+      g.options.conv_gemm = vulkan::Toggle::On;
+      g.all_ops = false;
+      sets.push_back(g);
+    }
+    // Each comparison switch off in turn, in fp32 (fp16 takes the same shaders with halves).
+    const std::vector<std::pair<const char*, bool vulkan::KernelOptions::*>> switches{
+        {"winograd", &vulkan::KernelOptions::winograd},
+        {"conv_split", &vulkan::KernelOptions::conv_split},
+        {"split_vec_in", &vulkan::KernelOptions::split_vec_in},
+        {"split_row3", &vulkan::KernelOptions::split_row3},
+        {"defer_weights", &vulkan::KernelOptions::defer_weights},
+        {"conv_igemm", &vulkan::KernelOptions::conv_igemm},
+        {"im2col_one_product", &vulkan::KernelOptions::im2col_one_product},
+        {"tiled_gemm", &vulkan::KernelOptions::tiled_gemm},
+        {"gemm_shared", &vulkan::KernelOptions::gemm_shared},
+        {"gemm_tile128", &vulkan::KernelOptions::gemm_tile128},
+        {"gemm_split_k", &vulkan::KernelOptions::gemm_split_k},
+    };
+    for (const auto& [name, member] : switches) {
+      OptionSet s{std::string("split") + std::to_string(split) + " " + name + "=0", base, Precision::FP32, false};
+      s.options.reduction_split = split;
+      s.options.*member = false;
+      sets.push_back(s);
+    }
+  }
+  return sets;
+}
+
+bool has_weights(const std::string& op) {
+  static const std::set<std::string> kOps = {
+      "aten::conv2d",  "aten::convolution", "aten::_convolution", "aten::_convolution.deprecated",
+      "aten::conv_transpose2d.input", "aten::linear", "aten::addmm", "aten::mm", "aten::bmm", "aten::matmul",
+      "aten::baddbmm", "aten::_native_multi_head_attention"};
+  return kOps.count(op) > 0;
+}
+
+// A convolution's or linear layer's case from packed contexts (and, for convolutions, with a
+// fused residual), against the CPU kernels on the same arguments.
+void run_packed(const Case& c, double tol) {
+  auto cpu_arg = [&](size_t i) { return to_arg(c.args.at(i), Device::CPU); };
+  auto check = [&](const Tensor& got, const Tensor& want, const char* what) {
+    const double scale = std::max(1.0, testing_support::max_abs(want));
+    EXPECT_LE(testing_support::max_abs_diff(got.cpu(), want), tol * scale) << describe(c) << "\n  " << what;
+  };
+  if (c.op == "aten::conv2d" && c.args.size() == 7) {
+    const Tensor x = cpu_arg(0).toTensor(), w = cpu_arg(1).toTensor();
+    if (x.dim() != 4) return;
+    const IValue b = cpu_arg(2), stride = cpu_arg(3), padding = cpu_arg(4), dilation = cpu_arg(5), groups = cpu_arg(6);
+    const Tensor want = call_op(c.op, {IValue(x), IValue(w), b, stride, padding, dilation, groups}).toTensor();
+    const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                 {IValue(w.vulkan()), b.isTensor() ? IValue(b.toTensor().vulkan()) : IValue(), stride,
+                                  padding, dilation, groups, IValue(), IValue()});
+    check(ops::call("vulkan_prepack::run_conv2d_context", {IValue(x.vulkan()), ctx}).toTensor(), want, "packed");
+    const Tensor residual = randn(want.sizes(), 7);
+    check(ops::call("tvk::run_conv2d_context_add", {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0),
+                                                    IValue()})
+              .toTensor(),
+          clamp(add(want, residual), 0.0, std::nullopt), "packed + residual, relu");
+  } else if (c.op == "aten::linear" && c.args.size() == 3) {
+    const Tensor x = cpu_arg(0).toTensor(), w = cpu_arg(1).toTensor();
+    const IValue b = cpu_arg(2);
+    if (w.dim() != 2 || x.dim() < 2) return;
+    const Tensor want = call_op(c.op, {IValue(x), IValue(w), b}).toTensor();
+    const IValue ctx = ops::call("vulkan_prepack::create_linear_context",
+                                 {IValue(t(w).contiguous().vulkan()),
+                                  b.isTensor() ? IValue(b.toTensor().vulkan()) : IValue()});
+    check(ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor(), want, "packed");
+  }
+}
+
+std::string key_line(const vulkan::PipelineKey& k) {
+  std::ostringstream s;
+  s << k.shader << ' ' << k.buffers << ' ' << k.local_size[0] << ' ' << k.local_size[1] << ' ' << k.local_size[2]
+    << " :";
+  for (const uint32_t c : k.constants) s << ' ' << c;
+  return s.str();
+}
+
+vulkan::PipelineKey parse_key(const std::string& line) {
+  std::istringstream in(line);
+  vulkan::PipelineKey k;
+  std::string colon;
+  in >> k.shader >> k.buffers >> k.local_size[0] >> k.local_size[1] >> k.local_size[2] >> colon;
+  if (!in || colon != ":") throw Error("bad pipeline line: " + line);
+  for (uint32_t v; in >> v;) k.constants.push_back(v);
+  return k;
+}
+
+}  // namespace
+
+TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
+  TVK_NEED_VULKAN();
+  const Manifest& m = manifest();
+  if (m.no_torch) GTEST_SKIP() << m.problem;
+  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  struct Restore {
+    ~Restore() {
+      set_vulkan_precision(Precision::FP32);
+      tolerance = 1e-4;
+    }
+  } restore;
+  const auto start = std::chrono::steady_clock::now();
+  auto& pipelines = vulkan::Context::get()->pipelines();
+  const char* replay_file = std::getenv("TVK_PIPELINE_REPLAY");
+  const bool replay = replay_file && *replay_file;
+  // Replay: the runs that made pipelines on the device that wrote the list, and the pipelines.
+  std::set<std::pair<std::string, std::string>> runs;  // (option set, op and case)
+  std::vector<std::pair<std::pair<std::string, std::string>, std::string>> listed;  // (run, pipeline)
+  if (replay) {
+    std::ifstream in(replay_file);
+    ASSERT_TRUE(in) << "cannot read " << replay_file;
+    for (std::string line; std::getline(in, line);) {
+      const size_t bar = line.find(" | "), bar2 = line.find(" | ", bar + 3);
+      ASSERT_NE(bar2, std::string::npos) << "bad line in " << replay_file << ": " << line;
+      const std::pair<std::string, std::string> run{line.substr(0, bar), line.substr(bar + 3, bar2 - bar - 3)};
+      runs.insert(run);
+      listed.emplace_back(run, line.substr(bar2 + 3));
+    }
+    ASSERT_FALSE(listed.empty()) << replay_file << " lists no pipelines";
+  }
+  // TVK_PIPELINE_SHARD=i/n: this process takes every n-th run and listed pipeline from the i-th
+  // (several processes share the replay's compiling: scripts/test_arm64.sh --portability).
+  size_t shard = 0, shards = 1;
+  if (const char* v = std::getenv("TVK_PIPELINE_SHARD"); v && *v) {
+    ASSERT_EQ(std::sscanf(v, "%zu/%zu", &shard, &shards), 2) << "TVK_PIPELINE_SHARD=" << v << " is not i/n";
+    ASSERT_TRUE(shards >= 1 && shard < shards) << "TVK_PIPELINE_SHARD=" << v;
+  }
+  size_t run_index = 0;
+  std::map<std::pair<std::string, std::string>, size_t> shard_of;  // each replayed run's shard
+  // Each pipeline, with the run that made it first: "option set | op case | pipeline".
+  std::vector<std::string> made_by;
+  std::set<std::string> seen;
+  auto note_new = [&](const std::string& set, const std::string& what) {
+    for (const auto& k : pipelines.keys()) {
+      const std::string line = key_line(k);
+      if (seen.insert(line).second) made_by.push_back(set + " | " + what + " | " + line);
+    }
+  };
+  int runs_made = 0;
+  for (const OptionSet& set : variant_option_sets()) {
+    SCOPED_TRACE("options: " + set.name);
+    set_vulkan_precision(set.precision);
+    tolerance = set.precision == Precision::FP16 ? 2e-2 : 1e-4;
+    const vulkan::ScopedKernelOptions scope(set.options);
+    for (const Case& c : m.cases) {
+      if (c.expect_error || (!set.all_ops && !has_weights(c.op))) continue;
+      const ops::OpEntry* entry = ops::Registry::global().find(c.op);
+      if (!entry || !entry->vulkan) continue;
+      const std::string what = c.op + " " + c.name;
+      if (replay && !runs.count({set.name, what})) continue;
+      shard_of[{set.name, what}] = run_index % shards;
+      if (run_index++ % shards != shard) continue;
+      ++runs_made;
+      // As in OpCases.Vulkan: int64 and bool cases may fall back to the CPU where a kernel declines.
+      set_cpu_fallback(has_non_float_tensor(c));
+      run_case(c, Device::Vulkan);
+      set_cpu_fallback(false);
+      run_packed(c, tolerance);
+      note_new(set.name, what);
+    }
+  }
+  std::set<std::string> shaders;
+  for (const auto& k : pipelines.keys()) shaders.insert(k.shader);
+  const bool coopmat = vulkan::Context::get()->device().physical().cooperative_matrix();
+  // Listed pipelines the runs did not make here (those that depend on the device: subgroup
+  // sizes, features) are made without a run, so that this driver compiles each of them too.
+  size_t compiled_only = 0;
+  // Each by the shard that ran the run which made it on the listing device.
+  for (const auto& [run, line] : listed) {
+    const auto it = shard_of.find(run);
+    if (seen.count(line) || (it != shard_of.end() && it->second != shard) || (it == shard_of.end() && shard != 0))
+      continue;
+    const vulkan::PipelineKey k = parse_key(line);
+    if (!coopmat && k.shader.rfind("gemm_coopmat", 0) == 0) continue;
+    try {
+      pipelines.get(k);
+      ++compiled_only;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "pipeline " << line << " could not be made here: " << e.what();
+    }
+  }
+  // Every shader of the library made a pipeline, but those that need a feature this device lacks.
+  if (!replay && shards == 1) {
+    for (const std::string& name : vulkan::shader_names()) {
+      if (!coopmat && name.rfind("gemm_coopmat", 0) == 0) continue;
+      EXPECT_TRUE(shaders.count(name)) << "no op case under any option set made a pipeline of shader " << name;
+    }
+    EXPECT_GT(seen.size(), 100u);
+  }
+  if (const char* out = std::getenv("TVK_PIPELINE_LIST"); out && *out) {
+    std::ofstream f(out);
+    for (const std::string& line : made_by) f << line << "\n";
+    ASSERT_TRUE(f.good()) << "cannot write " << out;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu pipelines of %zu shaders made by %d runs, %zu more made without a run, %.1f s\n", seen.size(),
+              shaders.size(), runs_made, compiled_only, seconds);
+}
 #endif

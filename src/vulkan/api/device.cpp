@@ -39,6 +39,13 @@ Device::Device(const Instance&, const PhysicalDeviceInfo& physical) : physical_(
     tail = const_cast<const void**>(&f16.pNext);
     extensions.push_back("VK_NV_cooperative_matrix");
   }
+  // 16-bit storage where the device has it: fp16 weights are read as f16vec4 (half_weights.glslh).
+  auto storage16 = make_info<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  if (physical_.storage_16bit) {
+    storage16.storageBuffer16BitAccess = VK_TRUE;
+    *tail = &storage16;
+    tail = const_cast<const void**>(&storage16.pNext);
+  }
   if (physical_.host_import_alignment != 0) extensions.push_back("VK_EXT_external_memory_host");
   // Pipeline statistics only when asked: capturing them may cost the driver time at creation.
   auto executable_info = make_info<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(

@@ -179,6 +179,14 @@ std::pair<VkDescriptorSetLayout, VkPipelineLayout> PipelineCache::layouts_for(co
   return layouts_[kinds] = {set_layout, layout};
 }
 
+std::vector<PipelineKey> PipelineCache::keys() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<PipelineKey> out;
+  out.reserve(pipelines_.size());
+  for (const auto& entry : pipelines_) out.push_back(entry.first);
+  return out;
+}
+
 const Pipeline& PipelineCache::get(const PipelineKey& key) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = pipelines_.find(key);

@@ -65,6 +65,8 @@ class PipelineCache {
   void save() const;
   const std::string& cache_file() const { return cache_file_; }
   size_t pipelines_created() const { return created_; }
+  // The keys of every pipeline made so far (the portability pass lists and replays them).
+  std::vector<PipelineKey> keys();
   size_t loaded_bytes() const { return loaded_bytes_; }
 
  private:

@@ -16,11 +16,21 @@
 // STORAGE_BUFFERS = 1 (the variant conv2d_oc8_storage, for GPUs): inputs, weights and the
 // residual are read from storage buffers instead of texel buffers.
 // VARIANT conv2d_oc8_storage STORAGE_BUFFERS=1
+// STORAGE_BUFFERS = 2 (conv2d_oc8_storage16, for devices with 16-bit storage): the same, fp16
+// weights read as f16vec4 (half_weights.glslh).
+// VARIANT conv2d_oc8_storage16 STORAGE_BUFFERS=2
 // KSPLIT > 1 (GPUs, where one invocation per tile leaves most of the chip idle on small
 // layers): the work group's y dimension splits the input channels, and the partial sums meet in
 // shared memory (a tree reduction). The work group then has gl_WorkGroupSize.x pixel quads x
 // KSPLIT slices.
 #version 450
+#ifndef STORAGE_BUFFERS
+#define STORAGE_BUFFERS 0
+#endif
+#if STORAGE_BUFFERS == 2
+#extension GL_EXT_shader_16bit_storage : require
+#define WEIGHTS16 1
+#endif
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 1;
 layout(constant_id = 4) const int KW = 1;
@@ -50,9 +60,6 @@ shared vec4 partial[kMaxInvocations * 8];
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { vec4 y4[]; };
-#ifndef STORAGE_BUFFERS
-#define STORAGE_BUFFERS 0
-#endif
 #if STORAGE_BUFFERS
 // The storage-buffer form: measured on an H200, GPU time at batch 32 fell 7-12% (mobilenet_v2
 // 2.57 -> 2.39 ms, squeezenet1_1 3.11 -> 2.75, resnet18 5.32 -> 4.80) and resnet18's at batch 1
@@ -62,16 +69,14 @@ layout(constant_id = 16) const int HALF = 0;  // 1: weights are 16-bit floats, 4
 layout(std430, binding = 1) readonly buffer X1 { float x1[]; };
 layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 2) readonly buffer W4 { vec4 w4[]; };
-layout(std430, binding = 2) readonly buffer WH { uvec2 wh[]; };
+#define HALF_WEIGHTS_BINDING 2
+#include "half_weights.glslh"
 layout(std430, binding = 3) readonly buffer R1 { float r1[]; };
 layout(std430, binding = 3) readonly buffer R4 { vec4 r4[]; };
-#include "half_unpack.glslh"
 vec4 x_texel(int i) { return x4[i]; }
 float x_value(int i) { return x1[i]; }
 vec4 w_texel(int i) {
-  if (HALF == 1) {
-    return unpack_halves4(wh[i]);
-  }
+  if (HALF == 1) return half_weights(i);
   return w4[i];
 }
 vec4 r_texel(int i) { return r4[i]; }

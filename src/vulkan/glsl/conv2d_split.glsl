@@ -11,7 +11,13 @@
 // uvec2 of 4 packed halves), so neighbouring lanes read neighbouring weights. Kernel size,
 // stride and dilation are specialisation constants; a 1x1 kernel (sent without padding) reads
 // no masks.
+// VARIANT conv2d_split16 WEIGHTS16=1
+// WEIGHTS16 = 1 (conv2d_split16, for devices with 16-bit storage): fp16 weights read as f16vec4
+// (half_weights.glslh).
 #version 450
+#if WEIGHTS16
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
@@ -34,7 +40,8 @@ layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 2) readonly buffer W { vec4 w[]; };
-layout(std430, binding = 2) readonly buffer WH { uvec2 wh[]; };
+#define HALF_WEIGHTS_BINDING 2
+#include "half_weights.glslh"
 layout(std430, binding = 3) readonly buffer R { float residual[]; };  // x stands in without one
 layout(push_constant) uniform Params {
   int in_w, in_h, in_c, batch;
@@ -61,12 +68,8 @@ void accumulate(vec4 v, vec4 wl, vec4 wh) {
   acc[4] += v * wh.x; acc[5] += v * wh.y; acc[6] += v * wh.z; acc[7] += v * wh.w;
 }
 
-#include "half_unpack.glslh"
-
 vec4 weight(int i) {
-  if (HALF == 1) {
-    return unpack_halves4(wh[i]);
-  }
+  if (HALF == 1) return half_weights(i);
   return w[i];
 }
 

@@ -126,6 +126,17 @@ std::array<uint32_t, 3> lane_group(uint32_t lanes) {
 
 uint32_t u32(const char* op, int64_t v) { return static_cast<uint32_t>(to_i32(op, v)); }
 
+// Whether fp16 weights are read as f16vec4 (the 16-bit-storage variants; half_weights.glslh):
+// where the device has 16-bit storage and fp16 arithmetic. Without the latter they are decoded
+// in integer arithmetic: arm64 lavapipe reports 16-bit storage but no fp16 arithmetic, and its
+// compiler aborts on the f16vec4 -> vec4 conversion ("Cannot select v4f32 = fp_extend"). On an
+// H100 the conversion is level with unpackHalf2x16 and the integer decode a third slower
+// (docs/benchmarks.md).
+bool reads_f16_storage() {
+  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
+  return dev.storage_16bit && dev.fp16_arithmetic;
+}
+
 Tensor run_direct(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
                   float out_min, float out_max, Tensor out) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
@@ -224,8 +235,9 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
                        storage_binding_fits(weight) && (!residual.defined() || storage_binding_fits(residual)) &&
                        (weight_format == Buffer::TexelFormat::RGBA32 || weight_format == Buffer::TexelFormat::RGBA16F);
   if (storage) {
-    l.shader = "conv2d_oc8_storage";
-    l.constants.push_back(weight_format == Buffer::TexelFormat::RGBA16F ? 1u : 0u);
+    const bool half = weight_format == Buffer::TexelFormat::RGBA16F;
+    l.shader = half && reads_f16_storage() ? "conv2d_oc8_storage16" : "conv2d_oc8_storage";
+    l.constants.push_back(half ? 1u : 0u);
   }
   for (int64_t n0 = 0; n0 < p.batch; n0 += chunk) {
     const int64_t count = std::min(chunk, p.batch - n0);
@@ -304,7 +316,8 @@ void run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   int64_t rows = 1;
   while (rows * 2 <= kMaxRows && rows * 2 * group <= 256 && rows < blocks) rows *= 2;
   const int64_t tiles = p.batch * ((blocks + rows - 1) / rows) * quads;
-  ShaderLaunch l = row_groups_launch("conv2d_split", tiles, group);
+  const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
+  ShaderLaunch l = row_groups_launch(half && reads_f16_storage() ? "conv2d_split16" : "conv2d_split", tiles, group);
   l.local[1] = static_cast<uint32_t>(rows);
   l.global[1] *= static_cast<uint32_t>(rows);
   TVK_CHECK(l.global[1] / rows <= 65535, op, ": ", tiles, " output tiles are too many for one dispatch");
@@ -319,7 +332,6 @@ void run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   // 0.448. TVK_SPLIT_ROW3=0 reads them tap by tap, to compare.
   const bool row3 = kernel_options().split_row3 && !point && p.kernel_w == 3 && p.stride[1] == 1 && p.dilation[1] == 1 &&
                     p.padding[1] == 1 && p.in_w % 4 == 0;
-  const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   l.constants = {u32(op, p.stride[0]), u32(op, p.stride[1]), residual.defined() ? 1u : 0u, vec_in ? 1u : 0u,
                  half ? 1u : 0u,          u32(op, p.kernel_h),  u32(op, p.kernel_w),          u32(op, p.dilation[0]),
                  u32(op, p.dilation[1]),  dev.subgroup_size,    row3 ? 1u : 0u};
