@@ -19,6 +19,7 @@
 #include "vulkan/api/context.h"
 #include "vulkan/api/shader_library.h"
 #include "vulkan/ops/kernel_options.h"
+#include "vulkan/ops/shader_dispatch.h"
 #endif
 
 using namespace tvk;
@@ -632,7 +633,6 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
   }
   std::set<std::string> shaders;
   for (const auto& k : pipelines.keys()) shaders.insert(k.shader);
-  const bool coopmat = vulkan::Context::get()->device().physical().cooperative_matrix();
   // Listed pipelines the runs did not make here (those that depend on the device: subgroup
   // sizes, features) are made without a run, so that this driver compiles each of them too.
   size_t compiled_only = 0;
@@ -642,7 +642,7 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
     if (seen.count(line) || (it != shard_of.end() && it->second != shard) || (it == shard_of.end() && shard != 0))
       continue;
     const vulkan::PipelineKey k = parse_key(line);
-    if (!coopmat && k.shader.rfind("gemm_coopmat", 0) == 0) continue;
+    if (!vulkan::shader_selectable(k.shader)) continue;  // never chosen here: another device's variant
     try {
       pipelines.get(k);
       ++compiled_only;
@@ -653,7 +653,7 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
   // Every shader of the library made a pipeline, but those that need a feature this device lacks.
   if (!replay && shards == 1) {
     for (const std::string& name : vulkan::shader_names()) {
-      if (!coopmat && name.rfind("gemm_coopmat", 0) == 0) continue;
+      if (!vulkan::shader_selectable(name)) continue;
       EXPECT_TRUE(shaders.count(name)) << "no op case under any option set made a pipeline of shader " << name;
     }
     EXPECT_GT(seen.size(), 100u);

@@ -126,16 +126,6 @@ std::array<uint32_t, 3> lane_group(uint32_t lanes) {
 
 uint32_t u32(const char* op, int64_t v) { return static_cast<uint32_t>(to_i32(op, v)); }
 
-// Whether fp16 weights are read as f16vec4 (the 16-bit-storage variants; half_weights.glslh):
-// where the device has 16-bit storage and fp16 arithmetic. Without the latter they are decoded
-// in integer arithmetic: arm64 lavapipe reports 16-bit storage but no fp16 arithmetic, and its
-// compiler aborts on the f16vec4 -> vec4 conversion ("Cannot select v4f32 = fp_extend"). On an
-// H100 the conversion is level with unpackHalf2x16 and the integer decode a third slower
-// (docs/benchmarks.md).
-bool reads_f16_storage() {
-  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
-  return dev.storage_16bit && dev.fp16_arithmetic;
-}
 
 Tensor run_direct(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
                   float out_min, float out_max, Tensor out) {

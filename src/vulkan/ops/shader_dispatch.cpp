@@ -144,6 +144,17 @@ std::array<uint32_t, 3> local_size_for(const std::array<uint32_t, 3>& global) {
   return {x, y, z};
 }
 
+bool reads_f16_storage() {
+  const PhysicalDeviceInfo& dev = Context::get()->device().physical();
+  return dev.storage_16bit && dev.fp16_arithmetic;
+}
+
+bool shader_selectable(const std::string& shader) {
+  if (shader == "conv2d_oc8_storage16" || shader == "conv2d_split16") return reads_f16_storage();
+  if (shader.rfind("gemm_coopmat", 0) == 0) return Context::get()->device().physical().cooperative_matrix();
+  return true;
+}
+
 int32_t to_i32(const char* op, int64_t v) {
   TVK_CHECK(v >= INT32_MIN && v <= INT32_MAX, op, ": size ", v, " exceeds the 32-bit range of the Vulkan kernels");
   return static_cast<int32_t>(v);

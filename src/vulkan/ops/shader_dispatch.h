@@ -86,6 +86,18 @@ ShaderLaunch row_groups_launch(std::string shader, int64_t rows, uint32_t group)
 // A 1-D launch over `n` elements, folded into y when x would exceed the group-count limit.
 std::array<uint32_t, 3> elementwise_global(int64_t n, uint32_t local_x = 64);
 
+// Whether fp16 weights are read as f16vec4 (the 16-bit-storage variants conv2d_oc8_storage16
+// and conv2d_split16; half_weights.glslh): where the device has 16-bit storage and fp16
+// arithmetic. Without the latter they are decoded in integer arithmetic: arm64 lavapipe reports
+// 16-bit storage but no fp16 arithmetic, and its compiler aborts on the f16vec4 -> vec4
+// conversion ("Cannot select v4f32 = fp_extend"). On an H100 the conversion is level with
+// unpackHalf2x16 and the integer decode a third slower (docs/benchmarks.md).
+bool reads_f16_storage();
+// Whether kernels may choose `shader` on this device: the 16-bit-storage variants where
+// reads_f16_storage(), the tensor-core GEMMs where the device has cooperative matrices, every
+// other shader anywhere. The portability pass makes only these.
+bool shader_selectable(const std::string& shader);
+
 // A narrowing cast for push constants that names the op when a size does not fit 32 bits.
 int32_t to_i32(const char* op, int64_t v);
 // Elementwise shaders take shapes and strides as rank-6 push-constant arrays.
