@@ -4,11 +4,13 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tvk/ivalue.h"
+#include "tvk/vulkan_info.h"
 
 namespace tvk::jit {
 
@@ -43,6 +45,12 @@ class Module {
   // True for modules made by optimize_for_mobile(backend=Vulkan), or loaded from such a file.
   bool optimized_for_vulkan() const;
 
+  // Kernel tuning for this module's Vulkan layers (tvk/vulkan_info.h: Off, Cached, On); by
+  // default TVK_TUNE's, else Cached. It applies to plans recorded after the call: set it before
+  // the first run (a run that records a plan with On tunes every layer not yet tuned).
+  void set_tuning(Tuning tuning);
+  std::optional<Tuning> tuning() const;  // unset: the environment's
+
   // The loaded object graph (for tools and passes).
   const std::shared_ptr<Object>& object() const;
   const std::shared_ptr<ModuleState>& state() const { return state_; }
@@ -55,5 +63,12 @@ class Module {
 // Device::Vulkan, parameters and buffers are moved to the GPU once, here.
 // Throws tvk::Error naming the file and the place (record, offset, line) on bad input.
 Module load(const std::string& path, Device device = Device::CPU);
+
+// Options of a load beyond the device.
+struct LoadOptions {
+  Device device = Device::CPU;
+  std::optional<Tuning> tuning;  // Module::set_tuning's, set on the loaded module; unset: TVK_TUNE's
+};
+Module load(const std::string& path, const LoadOptions& options);
 
 }  // namespace tvk::jit

@@ -80,4 +80,25 @@ void set_vulkan_precision(Precision precision);
 Precision vulkan_precision();
 const char* to_string(Precision precision);
 
+// Kernel tuning (cuDNN's benchmark mode, for Vulkan). On: while a model records its plan, each
+// layer that more than one kernel method can run, and that the device's tuning table does not
+// know, has every such method timed on the device (random inputs of its shapes) and checked
+// against the rules' choice; the fastest correct one is kept and written to the table in the
+// cache directory. Cached (the default): the table's choices are used, nothing is timed, and
+// layers it lacks take the rules' choice. Off: the rules only. TVK_TUNE (0, cached, 1) sets the
+// default; Module::set_tuning, `tvk tune` and `tvk bench --tune` set it per model.
+enum class Tuning { Off, Cached, On };
+const char* to_string(Tuning tuning);
+// "off", "cached", "on" (also "0", "1"); throws tvk::Error otherwise.
+Tuning parse_tuning(const std::string& name);
+// The selected device's tuning table: one entry per layer signature tuned on it.
+struct TunedLayer {
+  std::string layer;   // "conv2d n1 i32x112x112 o16x112x112 k3x3 ..."
+  std::string method;  // "split"
+  std::string detail;  // each candidate's time, or why it was rejected
+};
+std::vector<TunedLayer> vulkan_tuned_layers();
+// Where the table is kept (empty: memory only, or no device).
+std::string vulkan_tuning_file();
+
 }  // namespace tvk

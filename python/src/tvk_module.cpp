@@ -400,7 +400,13 @@ PYBIND11_MODULE(_tvk, m) {
       .def_property_readonly("device", [](const tvk::jit::Module& self) { return tvk::to_string(self.device()); })
       .def_property_readonly("type_name", &tvk::jit::Module::type_name)
       .def_property_readonly("optimized_for_vulkan", &tvk::jit::Module::optimized_for_vulkan)
-      .def("named_parameters", [](const tvk::jit::Module& self) { return self.named_parameters(); });
+      .def("named_parameters", [](const tvk::jit::Module& self) { return self.named_parameters(); })
+      .def("set_tuning", [](tvk::jit::Module& self, const std::string& mode) { self.set_tuning(tvk::parse_tuning(mode)); },
+           py::arg("mode"))
+      .def_property_readonly("tuning", [](const tvk::jit::Module& self) -> py::object {
+        if (const auto t = self.tuning()) return py::str(tvk::to_string(*t));
+        return py::none();
+      });
 
   m.def(
       "load",

@@ -114,6 +114,19 @@ class Module:
     def named_parameters(self):
         return self._native.named_parameters()
 
+    def set_tuning(self, mode):
+        """Kernel tuning for this module's Vulkan layers: "on" times every kernel method that can
+        run each layer the device's tuning table lacks, while the first run records its plan, and
+        keeps the fastest correct one in the table (the cache directory); "cached" uses the
+        table's choices and times nothing; "off" keeps the built-in rules. Set it before the
+        first run."""
+        self._native.set_tuning(str(mode))
+
+    @property
+    def tuning(self):
+        """The mode set_tuning gave ("off", "cached", "on"), or None: ``TVK_TUNE``'s."""
+        return self._native.tuning
+
     @property
     def extra_files(self):
         """{name: bytes}: the archive's extra files (torch.jit.save's _extra_files, a lite file's
@@ -128,18 +141,26 @@ class Module:
         return "<tvk.jit.Module %s on %s>" % (self._native.type_name, self._native.device)
 
 
-def load(f, device="cpu"):
+def load(f, device="cpu", tuning=None):
     """Loads a ``torch.jit.save`` archive from a path, bytes or a binary file object. With
-    ``device="vulkan"``, parameters move to the GPU once, here."""
+    ``device="vulkan"``, parameters move to the GPU once, here. ``tuning`` ("off", "cached",
+    "on"; None: ``TVK_TUNE``'s, else "cached") is the module's kernel tuning: see
+    ``Module.set_tuning``."""
     if isinstance(f, (str, os.PathLike)):
-        return Module(_tvk.load(os.fspath(f), str(device)))
+        module = Module(_tvk.load(os.fspath(f), str(device)))
+        if tuning is not None:
+            module.set_tuning(tuning)
+        return module
     data = bytes(f) if isinstance(f, (bytes, bytearray, memoryview)) else f.read()
     # The loader reads archives from files: bytes go through a private temporary one.
     fd, path = tempfile.mkstemp(suffix=".pt", prefix="tvk-")
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        return Module(_tvk.load(path, str(device)))
+        module = Module(_tvk.load(path, str(device)))
+        if tuning is not None:
+            module.set_tuning(tuning)
+        return module
     finally:
         os.unlink(path)
 

@@ -20,6 +20,8 @@ void set_vulkan_precision(Precision precision) {
   if (precision != Precision::FP32) throw UnsupportedError("tvk was built with TVK_USE_VULKAN=OFF: no fp16 precision");
 }
 Precision vulkan_precision() { return Precision::FP32; }
+std::vector<TunedLayer> vulkan_tuned_layers() { return {}; }
+std::string vulkan_tuning_file() { return ""; }
 const char* to_string(Precision precision) { return precision == Precision::FP16 ? "fp16" : "fp32"; }
 
 }  // namespace tvk

@@ -8,6 +8,7 @@
 
 #include "tvk/device.h"
 #include "tvk/tensor.h"
+#include "tvk/vulkan_info.h"
 
 namespace tvk {
 
@@ -135,6 +136,9 @@ class DeviceBackend {
   virtual std::unique_ptr<DeviceCapture> begin_capture() { return nullptr; }
   // False while recordings should not be used (a profile wants every dispatch timed).
   virtual bool replay_allowed() { return false; }
+  // Puts `tuning` (tvk/vulkan_info.h) in force for this thread's kernels until the returned
+  // object is dropped; nullptr where the backend does not tune.
+  virtual std::shared_ptr<void> tuning_scope(Tuning /*tuning*/) { return nullptr; }
 };
 
 // Registration hook (called from the backend's static initialiser); nullptr when absent.

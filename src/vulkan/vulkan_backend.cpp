@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/vulkan_storage.h"
 
@@ -219,6 +220,12 @@ class VulkanBackend final : public DeviceBackend {
     // A profile times every dispatch of eager batches; recordings carry no timestamps.
     if (!ctx || ctx->stream().profiling() || CommandStream::current_capture()) return nullptr;
     return std::make_unique<VulkanCapture>(ctx);
+  }
+
+  std::shared_ptr<void> tuning_scope(Tuning tuning) override {
+    KernelOptions options = kernel_options();
+    options.tuning = tuning;
+    return std::make_shared<ScopedKernelOptions>(std::move(options));
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include "tvk/error.h"
 #include "vulkan/api/context.h"
+#include "vulkan/ops/tuning.h"
 
 namespace tvk {
 
@@ -123,5 +124,18 @@ void set_vulkan_precision(Precision precision) {
 Precision vulkan_precision() { return g_precision; }
 
 const char* to_string(Precision precision) { return precision == Precision::FP16 ? "fp16" : "fp32"; }
+
+std::vector<TunedLayer> vulkan_tuned_layers() {
+  std::vector<TunedLayer> out;
+  auto ctx = vulkan::Context::try_get(nullptr);
+  if (!ctx) return out;
+  for (auto& [layer, e] : ctx->tuning().entries()) out.push_back({layer, e.method, e.detail});
+  return out;
+}
+
+std::string vulkan_tuning_file() {
+  auto ctx = vulkan::Context::try_get(nullptr);
+  return ctx ? ctx->tuning().file() : "";
+}
 
 }  // namespace tvk

@@ -262,3 +262,58 @@ TEST(Cli, OptimizeRejectsUnknownOptions) {
     EXPECT_EQ(lines(r.err), 1u) << bad << ": " << r.err;
   }
 }
+
+TEST(Cli, TuneKeepsATableThatLaterRunsUseAndSurvivesItsCorruption) {
+  TVK_NEED_VULKAN();
+  // The CLI processes get a cache directory of their own (the table lives there).
+  const std::string cache = ::testing::TempDir() + "tvk_cli_tune_" + std::to_string(getpid());
+  std::filesystem::remove_all(cache);
+  const char* saved = std::getenv("TVK_CACHE_DIR");
+  const std::string previous = saved ? saved : "";
+  setenv("TVK_CACHE_DIR", cache.c_str(), 1);
+  unsetenv("TVK_TUNE");
+  struct Restore {
+    std::string previous;
+    bool had;
+    ~Restore() {
+      if (had) setenv("TVK_CACHE_DIR", previous.c_str(), 1);
+      else unsetenv("TVK_CACHE_DIR");
+    }
+  } restore{previous, saved != nullptr};
+  const std::string model = fixture("mobilenet_v2_script.pt"), input = fixture("mobilenet_v2_input.npy");
+  Result r = run_cli("tune " + model + " --input " + input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("tuned "), std::string::npos) << r.out;
+  std::string table;
+  for (const auto& e : std::filesystem::directory_iterator(cache))
+    if (e.path().filename().string().rfind("tuning-", 0) == 0) table = e.path().string();
+  ASSERT_FALSE(table.empty()) << "no tuning table in " << cache;
+  const std::string written = slurp(table);
+  EXPECT_GE(lines(written), 3u) << written;  // a header, the device, at least one layer
+  EXPECT_NE(r.out.find(table), std::string::npos) << r.out;
+  // Tuned once: a second run times nothing new.
+  r = run_cli("tune " + model + " --input " + input + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"tuned\": []"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(table), written);
+  // Later runs use the table and still match torch, with it intact and with it corrupt.
+  const Tensor expected = io::read_npy(fixture("mobilenet_v2_expected0.npy"));
+  const std::string out = ::testing::TempDir() + "tvk_cli_tuned.npy";
+  for (const bool corrupt : {false, true}) {
+    SCOPED_TRACE(corrupt ? "corrupt table" : "table as tuned");
+    if (corrupt) std::ofstream(table, std::ios::binary | std::ios::trunc) << written.substr(0, written.size() / 2) << "\x01\x02";
+    r = run_cli("run " + model + " --device vulkan --input " + input + " --output " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_LE(testing_support::max_abs_diff(io::read_npy(out), expected) / testing_support::max_abs(expected), 1e-4);
+    if (corrupt) {
+      EXPECT_EQ(lines(r.err), 1u) << r.err;
+      EXPECT_NE(r.err.find("ignoring the tuning file"), std::string::npos) << r.err;
+    } else {
+      EXPECT_EQ(r.err, "");
+    }
+  }
+  r = run_cli("bench " + model + " --input " + input + " --iters 1 --warmup 0 --tuning sometimes");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("tuning 'sometimes' is not one of off, cached, on"), std::string::npos) << r.err;
+  std::filesystem::remove_all(cache);
+}

@@ -60,6 +60,22 @@ def test_seed_workflow_optimize_save_load_run_on_vulkan(mobilenet, tmp_path):
     assert rel_diff(y_tvk.numpy(), expected.numpy()) <= 1e-4
 
 
+@needs_vulkan
+def test_tuning_mode_is_a_load_option_and_a_module_setting(mobilenet):
+    # "on" (which writes the device's table) is tested in C++ and through `tvk tune`; here the
+    # option reaches the module and the results stay torch's.
+    scripted, path, x, expected = mobilenet
+    assert tvk.jit.load(path, device="vulkan").tuning is None
+    module = tvk.jit.load(path, device="vulkan", tuning="off")
+    assert module.tuning == "off"
+    assert rel_diff(module(x).numpy(), expected.numpy()) <= 1e-4
+    module.set_tuning("cached")
+    assert module.tuning == "cached"
+    assert rel_diff(module(x).numpy(), expected.numpy()) <= 1e-4
+    with pytest.raises(tvk.Error, match="tuning 'sometimes' is not one of off, cached, on"):
+        module.set_tuning("sometimes")
+
+
 def test_extra_files_are_kept_through_optimize_and_save(mobilenet, tmp_path):
     import zipfile
 

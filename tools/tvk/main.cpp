@@ -294,12 +294,73 @@ double percentile(const std::vector<double>& sorted, double q) {
   return sorted[i];
 }
 
+// --input x.npy ..., else one random tensor of --input-shape (default 1,3,224,224).
+std::vector<tvk::IValue> timing_inputs(const Args& args) {
+  std::vector<tvk::IValue> inputs;
+  for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  if (inputs.empty()) {
+    const std::string text = args.flags.count("--input-shape") ? args.get("--input-shape", "") : args.get("--shape", "1,3,224,224");
+    inputs.emplace_back(tvk::rand(parse_shape(text), 0));
+  }
+  pass_as_list_if_asked(args, inputs);
+  return inputs;
+}
+
+// --tune (on) or --tuning off|cached|on; unset: the environment's (TVK_TUNE, else cached).
+std::optional<tvk::Tuning> tuning_asked(const Args& args) {
+  if (args.has("--tune")) return tvk::Tuning::On;
+  if (args.flags.count("--tuning")) return tvk::parse_tuning(args.get("--tuning", ""));
+  return std::nullopt;
+}
+
+// Tunes a model's Vulkan layers (tvk/vulkan_info.h, Tuning::On) on one input: one run records its
+// plan, timing every method of each layer the device's table lacks; prints what was chosen.
+int cmd_tune(int argc, char** argv) {
+  Args args(argc, argv, {"--input", "--shape", "--input-shape", "--precision"}, {"--cpu-fallback", "--input-list", "--json"});
+  apply_cpu_fallback(args);
+  const std::string precision = apply_precision(args, tvk::Device::Vulkan);
+  const auto t0 = std::chrono::steady_clock::now();
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::Vulkan);
+  module.set_tuning(tvk::Tuning::On);
+  std::vector<tvk::IValue> inputs = timing_inputs(args);
+  std::map<std::string, std::string> known;
+  for (const tvk::TunedLayer& l : tvk::vulkan_tuned_layers()) known[l.layer] = l.method;
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<tvk::Tensor> outs;
+  flatten_outputs(module.forward(inputs), outs);
+  for (tvk::Tensor& t : outs) t = t.cpu();
+  const auto t2 = std::chrono::steady_clock::now();
+  const double load_s = std::chrono::duration<double>(t1 - t0).count();
+  const double run_s = std::chrono::duration<double>(t2 - t1).count();
+  std::vector<tvk::TunedLayer> tuned;
+  for (const tvk::TunedLayer& l : tvk::vulkan_tuned_layers())
+    if (!known.count(l.layer)) tuned.push_back(l);
+  const std::string file = tvk::vulkan_tuning_file();
+  if (args.has("--json")) {
+    std::printf("{\"model\": %s, \"precision\": \"%s\", \"load_s\": %.3f, \"tuning_run_s\": %.3f, \"table\": %s, "
+                "\"already_tuned\": %zu, \"tuned\": [",
+                json_string(args.model()).c_str(), precision.c_str(), load_s, run_s, json_string(file).c_str(),
+                known.size());
+    for (size_t i = 0; i < tuned.size(); ++i)
+      std::printf("%s{\"layer\": %s, \"method\": %s, \"detail\": %s}", i ? ", " : "", json_string(tuned[i].layer).c_str(),
+                  json_string(tuned[i].method).c_str(), json_string(tuned[i].detail).c_str());
+    std::printf("]}\n");
+    return 0;
+  }
+  std::printf("%s: tuned %zu layer signatures in a %.2f s run (load %.2f s); the table held %zu before\n",
+              args.model().c_str(), tuned.size(), run_s, load_s, known.size());
+  for (const tvk::TunedLayer& l : tuned)
+    std::printf("  %-16s %s\n  %16s (%s)\n", l.method.c_str(), l.layer.c_str(), "", l.detail.c_str());
+  std::printf("table: %s\n", file.empty() ? "(memory only: no cache directory)" : file.c_str());
+  return 0;
+}
+
 // Latency of forward on one input: warm-up runs (pipeline creation, first allocations), then
 // timed runs, each ending when its output is back on the CPU.
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv, {"--input", "--device", "--iters", "--iterations", "--warmup", "--shape", "--input-shape",
-                         "--precision", "--trace", "--memory-every"},
-            {"--json", "--profile", "--verify", "--cpu-fallback", "--input-list", "--fresh-inputs"});
+                         "--precision", "--trace", "--memory-every", "--tuning"},
+            {"--json", "--profile", "--verify", "--cpu-fallback", "--input-list", "--fresh-inputs", "--tune"});
   apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "vulkan"));
   const std::string precision = apply_precision(args, device);
@@ -315,13 +376,8 @@ int cmd_bench(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   tvk::jit::Module module = tvk::jit::load(args.model(), device);
   const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<tvk::IValue> inputs;
-  for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
-  if (inputs.empty()) {
-    const std::string text = args.flags.count("--input-shape") ? args.get("--input-shape", "") : args.get("--shape", "1,3,224,224");
-    inputs.emplace_back(tvk::rand(parse_shape(text), 0));
-  }
-  pass_as_list_if_asked(args, inputs);
+  if (const std::optional<tvk::Tuning> tuning = tuning_asked(args)) module.set_tuning(*tuning);
+  std::vector<tvk::IValue> inputs = timing_inputs(args);
   const bool vulkan = device == tvk::Device::Vulkan;
   // --verify: every timed run must give the first timed run's outputs bit for bit (a race on
   // the device, a missing barrier say, shows up as a difference).
@@ -510,8 +566,14 @@ void usage() {
                "                            exit 0 only when every op runs on Vulkan\n"
                "  bench MODEL [--device vulkan|cpu] [--input x.npy ... | --input-shape 1,3,224,224] [--warmup N]\n"
                "              [--iters N] [--precision fp32|fp16] [--json] [--profile] [--trace out.json] [--verify]\n"
-               "              [--cpu-fallback] [--input-list] [--memory-every K]\n"
+               "              [--cpu-fallback] [--input-list] [--memory-every K] [--tune | --tuning off|cached|on]\n"
                "                            forward latency, CPU input to CPU output; --profile: GPU time per op\n"
+               "                            and method; --tune: tune the layers first (as tvk tune)\n"
+               "  tune MODEL [--input x.npy ... | --input-shape 1,3,224,224] [--precision fp32|fp16] [--json]\n"
+               "             [--cpu-fallback] [--input-list]\n"
+               "                            time every kernel method of each Vulkan layer on this device and keep\n"
+               "                            the fastest correct one in the cache directory's tuning table, which\n"
+               "                            later runs use (TVK_TUNE=0: not)\n"
                "  classify IMAGE... --model MODEL [--labels FILE] [--topk K] [--size S] [--resize R]\n"
                "           [--mean M,M,M --std S,S,S] [--channels 1|3] [--device vulkan|cpu] [--json] [--no-softmax]\n"
                "                            top-k classes of PNG/JPEG/BMP images, preprocessed as torchvision does:\n"
@@ -542,6 +604,7 @@ int main(int argc, char** argv) {
     if (command == "check") return cmd_check(argc, argv);
     if (command == "optimize") return cmd_optimize(argc, argv);
     if (command == "bench") return cmd_bench(argc, argv);
+    if (command == "tune") return cmd_tune(argc, argv);
     if (command == "classify") return tvk::cli::cmd_classify(argc, argv);
     std::fprintf(stderr, "tvk: unknown command '%s' (try tvk --help)\n", command.c_str());
     return 1;

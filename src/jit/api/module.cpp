@@ -44,6 +44,12 @@ Module load(const std::string& path, Device device) {
   return Module(import_archive(path, device));
 }
 
+Module load(const std::string& path, const LoadOptions& options) {
+  Module m = load(path, options.device);
+  if (options.tuning) m.set_tuning(*options.tuning);
+  return m;
+}
+
 IValue Module::forward(std::vector<IValue> inputs) { return run_method("forward", std::move(inputs)); }
 
 namespace {
@@ -117,6 +123,9 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
 
 IValue Module::run_method(const std::string& method, std::vector<IValue> inputs) {
   if (!has_method(method)) throw Error(detail::concat(type_name(), " has no method '", method, "'"));
+  std::shared_ptr<void> tuning_scope;
+  if (state_->tuning)
+    if (DeviceBackend* backend = device_backend(Device::Vulkan)) tuning_scope = backend->tuning_scope(*state_->tuning);
   auto frozen = state_->frozen_methods.find(method);
   if (frozen != state_->frozen_methods.end()) {
     check_inputs_for_vulkan_model(*state_, inputs);
@@ -193,6 +202,9 @@ void Module::set_extra_file(const std::string& name, std::string contents) {
             "' must be a relative name");
   state_->extra_files[name] = std::move(contents);
 }
+
+void Module::set_tuning(Tuning tuning) { state_->tuning = tuning; }
+std::optional<Tuning> Module::tuning() const { return state_->tuning; }
 
 bool Module::optimized_for_vulkan() const {
   const IValue* v = state_->root->find("optimized_for_vulkan");

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "jit/runtime/compilation_unit.h"
 #include "jit/runtime/interpreter.h"
 #include "jit/serialization/zip_reader.h"
+#include "tvk/vulkan_info.h"
 
 namespace tvk::jit {
 
@@ -35,6 +37,8 @@ struct ModuleState {
   std::map<std::string, std::shared_ptr<GraphExecutor>> graphs;
   std::map<std::string, std::string> graph_failures;
   std::mutex graphs_mutex;
+  // Module::set_tuning's mode for this module's Vulkan kernels; unset: TVK_TUNE's (cached).
+  std::optional<Tuning> tuning;
 };
 
 // Throws tvk::Error naming the file and the record/offset/line at fault.

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "tvk/error.h"
+#include "vulkan/ops/tuning.h"
 
 namespace tvk::vulkan {
 
@@ -21,6 +22,14 @@ std::string cache_file_for(const PhysicalDeviceInfo& dev) {
   std::snprintf(name, sizeof(name), "/pipelines-%04x-%04x-%08x.bin", dev.vendor_id, dev.device_id, dev.driver_version);
   return dir + name;
 }
+
+std::string tuning_file_for(const PhysicalDeviceInfo& dev) {
+  std::string dir = default_cache_dir();
+  if (dir.empty()) return "";
+  char name[64];
+  std::snprintf(name, sizeof(name), "/tuning-%04x-%04x.txt", dev.vendor_id, dev.device_id);
+  return dir + name;
+}
 }  // namespace
 
 bool validation_requested() {
@@ -33,7 +42,8 @@ Context::Context()
       device_(instance_, select_physical_device(instance_.physical_devices(), env("TVK_VULKAN_DEVICE"))),
       memory_(device_),
       pipelines_(device_, cache_file_for(device_.physical())),
-      stream_(device_) {
+      stream_(device_),
+      tuning_(std::make_unique<TuningTable>(tuning_identity(device_.physical()), tuning_file_for(device_.physical()))) {
   const std::string staging = env("TVK_VULKAN_FORCE_STAGING");
   force_staging_ = !staging.empty() && staging != "0";
   memory_.set_reclaimer([this] { return stream_.reclaim_memory(); });

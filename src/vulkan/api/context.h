@@ -12,6 +12,8 @@
 
 namespace tvk::vulkan {
 
+class TuningTable;  // vulkan/ops/tuning.h
+
 class Context {
  public:
   // Reads TVK_VALIDATION, TVK_VULKAN_DEVICE and TVK_CACHE_DIR. Throws on failure.
@@ -30,6 +32,9 @@ class Context {
   MemoryPool& memory() { return memory_; }
   PipelineCache& pipelines() { return pipelines_; }
   CommandStream& stream() { return stream_; }
+  // The tuned kernel choices for this device, kept in the cache directory next to the pipeline
+  // cache (vulkan/ops/tuning.h).
+  TuningTable& tuning() { return *tuning_; }
   // TVK_VULKAN_FORCE_STAGING=1: move tensor data through staging buffers and copy commands even
   // where tensor memory is host-visible, as on discrete GPUs without ReBAR (tests that path on
   // lavapipe and unified-memory GPUs).
@@ -41,6 +46,7 @@ class Context {
   MemoryPool memory_;
   PipelineCache pipelines_;
   CommandStream stream_;
+  std::unique_ptr<TuningTable> tuning_;
   bool force_staging_ = false;
 };
 

@@ -16,6 +16,7 @@
 #include "vulkan/ops/gemm.h"
 #include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
+#include "vulkan/ops/tuning.h"
 
 namespace tvk::vulkan {
 namespace {
@@ -897,33 +898,10 @@ bool conv_method_can_run(ConvMethod m, const ops::Conv2dParams& p, const ConvWei
   return false;
 }
 
-Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& packed,
-                       std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual,
-                       Tensor out) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
-  const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;
-  check_vulkan_float(op, input, "input");
-  if (out.defined()) {
-    check_vulkan_float(op, out, "out");
-    TVK_CHECK(out.sizes() == p.output_sizes() && out.is_contiguous(), op, ": out ", out.shape_string(),
-              " is not a contiguous tensor of the output's shape");
-  } else {
-    out = empty_vulkan(p.output_sizes());
-  }
-  TVK_CHECK(!residual.defined() || residual.sizes() == out.sizes(), op, ": residual ", residual.shape_string(),
-            " does not match the output ", out.shape_string());
-  if (residual.defined()) check_vulkan_float(op, residual, "residual");
-  // The method: the one the options force where it can run this layer, else the preferred one.
-  const KernelOptions& options = kernel_options();
-  const bool batch_forms = p.batch > 1 || conv_gemm_forced() || needs_batch_weights(options.conv);
-  const ConvWeights& w = batch_forms ? with_batch_weights(packed) : packed;
-  const ConvMethod method = options.conv != ConvMethod::Auto && conv_method_can_run(options.conv, p, w, input, out, residual)
-                                ? options.conv
-                                : preferred_conv_method(p, w, input, out, residual);
-  TVK_CHECK(!residual.defined() || conv_method_can_run(method, p, w, input, out, residual), op,
-            ": a fused residual needs a method that adds it (", to_string(method), " does not)");
-  if (options.log) options.log->add(op, to_string(method));
+namespace {
+// Runs `method` (one that can run the layer) into `out`.
+Tensor run_method(ConvMethod method, const char* op, const ops::Conv2dParams& p, const Tensor& input,
+                  const ConvWeights& w, float out_min, float out_max, const Tensor& residual, Tensor out) {
   const MethodScope scope(to_string(method));
   switch (method) {
     case ConvMethod::Auto:
@@ -961,6 +939,136 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
       return out;
   }
   throw Error(detail::concat(op, ": no convolution method chosen"));
+}
+
+bool fp16_weights(const ConvWeights& w) {
+  return w.weight_format == Buffer::TexelFormat::RGBA16F || w.weight_format == Buffer::TexelFormat::R16F ||
+         w.winograd_format == Buffer::TexelFormat::R16F || w.winograd_format == Buffer::TexelFormat::RGBA16F ||
+         w.gemm_format == Buffer::TexelFormat::R16F;
+}
+
+const char* form_name(ConvKernel k) {
+  switch (k) {
+    case ConvKernel::Oc8: return "oc8";
+    case ConvKernel::Winograd: return "winograd";
+    case ConvKernel::Depthwise: return "depthwise";
+    case ConvKernel::Direct: return "direct";
+    case ConvKernel::Transposed: return "transposed";
+  }
+  return "?";
+}
+
+// What decides which methods can run a layer and how fast: its geometry, the weights' form and
+// precision, whether a residual is fused (and whether the batch forms exist).
+std::string conv_signature(const ops::Conv2dParams& p, const ConvWeights& w, bool residual) {
+  return detail::concat(p.transposed ? "conv_transpose2d" : "conv2d", " n", p.batch, " i", p.in_channels, "x", p.in_h,
+                        "x", p.in_w, " o", p.out_channels, "x", p.out_h, "x", p.out_w, " k", p.kernel_h, "x", p.kernel_w,
+                        " s", p.stride[0], "x", p.stride[1], " p", p.padding[0], "x", p.padding[1], " d", p.dilation[0],
+                        "x", p.dilation[1], " op", p.output_padding[0], "x", p.output_padding[1], " g", p.groups, " ",
+                        form_name(w.kernel), fp16_weights(w) ? " fp16" : " fp32", w.winograd.defined() ? "+wino" : "",
+                        w.gemm_weight.defined() ? "+gemm" : "", residual ? " residual" : "");
+}
+
+std::string ms(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.4f ms", ns / 1e6);
+  return b;
+}
+
+// Tuning one layer (tuning.h): every method that can run it timed on random inputs of its shapes,
+// each output checked against the reference's (`preferred`, the rules' choice), the fastest
+// correct one returned and written to `table`. Runs eagerly, outside any capture this thread
+// records (its tensors are its own), and waits for its work.
+ConvMethod tune_conv_method(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& x, const Tensor& out,
+                            const Tensor& residual, float out_min, float out_max, ConvMethod preferred,
+                            const std::string& signature, TuningTable& table, TuningClock& clock) {
+  std::vector<ConvMethod> candidates;
+  for (ConvMethod m : kConvMethods)
+    if (m != preferred && conv_method_can_run(m, p, w, x, out, residual))
+      candidates.push_back(m);
+  if (candidates.empty()) return preferred;
+  CommandStream::CaptureSuspension suspension;
+  CommandStream& stream = Context::get()->stream();
+  const Tensor input = rand(x.sizes(), 1, tvk::Device::Vulkan);
+  const Tensor extra = residual.defined() ? rand(out.sizes(), 2, tvk::Device::Vulkan) : Tensor();
+  auto measure = [&](ConvMethod m, Tensor& result) {
+    result = empty_vulkan(p.output_sizes());
+    const double ns = clock.time_ns(to_string(m), [&] { run_method(m, op, p, input, w, out_min, out_max, extra, result); });
+    stream.synchronize();
+    clock.inspect(to_string(m), result);
+    return ns;
+  };
+  Tensor reference;
+  double best_ns = measure(preferred, reference);
+  ConvMethod best = preferred;
+  std::string detail = detail::concat(to_string(preferred), " ", ms(best_ns), " (reference)");
+  const double tolerance = tuning_tolerance(fp16_weights(w));
+  for (ConvMethod m : candidates) {
+    Tensor result;
+    double ns = 0;
+    std::string why;
+    try {
+      ns = measure(m, result);
+      why = tuning_mismatch(result, reference, tolerance);
+    } catch (const OutOfMemoryError&) {
+      why = "out of memory";
+    }
+    if (!why.empty()) {
+      detail += detail::concat(", ", to_string(m), " rejected: ", why);
+      continue;
+    }
+    detail += detail::concat(", ", to_string(m), " ", ms(ns));
+    if (ns < best_ns) {
+      best_ns = ns;
+      best = m;
+    }
+  }
+  table.put(signature, TuningTable::Entry{to_string(best), detail});
+  return best;
+}
+}  // namespace
+
+Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& packed,
+                       std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual,
+                       Tensor out) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
+  const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;
+  check_vulkan_float(op, input, "input");
+  if (out.defined()) {
+    check_vulkan_float(op, out, "out");
+    TVK_CHECK(out.sizes() == p.output_sizes() && out.is_contiguous(), op, ": out ", out.shape_string(),
+              " is not a contiguous tensor of the output's shape");
+  } else {
+    out = empty_vulkan(p.output_sizes());
+  }
+  TVK_CHECK(!residual.defined() || residual.sizes() == out.sizes(), op, ": residual ", residual.shape_string(),
+            " does not match the output ", out.shape_string());
+  if (residual.defined()) check_vulkan_float(op, residual, "residual");
+  // The method: the one the options force where it can run this layer, else the tuned one where
+  // tuning knows the layer, else the preferred one.
+  const KernelOptions& options = kernel_options();
+  const bool batch_forms = p.batch > 1 || conv_gemm_forced() || needs_batch_weights(options.conv);
+  const ConvWeights& w = batch_forms ? with_batch_weights(packed) : packed;
+  ConvMethod method = options.conv != ConvMethod::Auto && conv_method_can_run(options.conv, p, w, input, out, residual)
+                          ? options.conv
+                          : preferred_conv_method(p, w, input, out, residual);
+  if (options.conv == ConvMethod::Auto && options.tuning != Tuning::Off) {
+    TuningTable& table = options.tuning_table ? *options.tuning_table : device_tuning_table();
+    const std::string signature = conv_signature(p, w, residual.defined());
+    if (const auto entry = table.find(signature)) {
+      const auto tuned = conv_method_named(entry->method);
+      if (tuned && *tuned != ConvMethod::Auto && conv_method_can_run(*tuned, p, w, input, out, residual)) method = *tuned;
+    } else if (options.tuning == Tuning::On) {
+      DeviceClock device_clock;
+      method = tune_conv_method(op, p, w, input, out, residual, out_min, out_max, method, signature, table,
+                                options.tuning_clock ? *options.tuning_clock : device_clock);
+    }
+  }
+  TVK_CHECK(!residual.defined() || conv_method_can_run(method, p, w, input, out, residual), op,
+            ": a fused residual needs a method that adds it (", to_string(method), " does not)");
+  if (options.log) options.log->add(op, to_string(method));
+  return run_method(method, op, p, input, w, out_min, out_max, residual, out);
 }
 
 

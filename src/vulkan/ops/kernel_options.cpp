@@ -76,6 +76,13 @@ KernelOptions KernelOptions::from_environment() {
       std::fprintf(stderr, "tvk: TVK_CONV_METHOD=%s names no convolution method; choosing per layer\n", m->c_str());
     }
   }
+  if (const auto t = env("TVK_TUNE"); t && !t->empty()) {
+    try {
+      o.tuning = parse_tuning(*t);
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "tvk: TVK_TUNE=%s is not 0, cached or 1; using cached\n", t->c_str());
+    }
+  }
   const auto gemm = env("TVK_CONV_GEMM");
   o.conv_gemm = gemm == "1" ? Toggle::On : gemm == "0" ? Toggle::Off : Toggle::Auto;
   if (const int n = int_env("TVK_REDUCTION_SPLIT", 0, 256); n >= 1) {

@@ -14,7 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "tvk/vulkan_info.h"
+
 namespace tvk::vulkan {
+
+class TuningTable;  // tuning.h
+class TuningClock;
 
 // The ways tvk runs a convolution (conv.cpp). Each is one named kernel path; which can run a
 // layer is a predicate of its geometry, weights and the device (conv_method_can_run), and which
@@ -90,6 +95,14 @@ struct KernelOptions {
 
   // Where chosen methods are written (not owned; null: nowhere).
   MethodLog* log = nullptr;
+
+  // Tuning (tvk/vulkan_info.h): Off, Cached (the table's choices, nothing timed), On (layers the
+  // table lacks are timed, checked and added). A forced method (conv) is never tuned over.
+  Tuning tuning = Tuning::Cached;
+  // The table choices are read from and written to, and the clock candidates are timed by (not
+  // owned; null: the device's table, GPU timestamps). Tests inject both.
+  TuningTable* tuning_table = nullptr;
+  TuningClock* tuning_clock = nullptr;
 
   // The options the environment asks for (docs: README's variable table): the kernel-choice
   // TVK_* variables are read here and nowhere else.

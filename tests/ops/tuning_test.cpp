@@ -1,0 +1,277 @@
+// Kernel tuning (vulkan/ops/tuning.h) with an injected clock: the fastest method whose output
+// matches the reference is kept and used by later runs (also from the file, in a new table);
+// a method that computes wrongly is rejected; corrupt, stale or foreign tuning files are
+// ignored, never a wrong result. Results are checked against the CPU kernels.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+#include "support/test_support.h"
+#include "tvk/ops.h"
+#include "tvk/tensor.h"
+
+#if TVK_USE_VULKAN
+#include "vulkan/api/context.h"
+#include "vulkan/ops/kernel_options.h"
+#include "vulkan/ops/tuning.h"
+
+using namespace tvk;
+using tvk::testing_support::max_abs;
+using tvk::testing_support::max_abs_diff;
+
+namespace {
+
+// A convolution layer: input shape, weight shape, stride, padding, groups.
+struct Layer {
+  const char* name;
+  IntList input, weight;
+  int64_t stride, padding, groups;
+};
+// Shapes of several families, so that each takes a different set of candidates.
+const Layer kLayers[] = {
+    {"pointwise", {1, 32, 14, 14}, {48, 32, 1, 1}, 1, 0, 1},
+    {"3x3 stride 2", {1, 16, 17, 19}, {32, 16, 3, 3}, 2, 1, 1},
+    {"7x7 stem", {1, 3, 40, 36}, {16, 3, 7, 7}, 2, 3, 1},
+    {"5x5 depthwise", {1, 24, 15, 15}, {24, 1, 5, 5}, 1, 2, 24},
+    {"grouped 3x3", {2, 32, 12, 12}, {64, 8, 3, 3}, 1, 1, 4},
+    {"pointwise batch 3", {3, 40, 9, 9}, {72, 40, 1, 1}, 1, 0, 1},
+};
+
+struct Weights {
+  Tensor input, weight, bias;
+};
+Weights weights_of(const Layer& l) {
+  return {tvk::rand(l.input, 11), tvk::rand(l.weight, 12), tvk::rand({l.weight[0]}, 13)};
+}
+
+Tensor run_on(const Layer& l, const Weights& w, Device device) {
+  return tvk::conv2d(w.input.to(device), w.weight.to(device), w.bias.to(device), {l.stride}, {l.padding}, {1}, l.groups)
+      .cpu();
+}
+
+// Times from a table (default 1 ms); records what it was asked to time; adds `corrupt_by` to
+// the outputs of `corrupt`.
+class FakeClock final : public vulkan::TuningClock {
+ public:
+  std::map<std::string, double> times;
+  std::vector<std::string> timed;
+  std::string corrupt;
+  double time_ns(const std::string& method, const std::function<void()>& run) override {
+    run();
+    timed.push_back(method);
+    const auto it = times.find(method);
+    return it == times.end() ? 1e6 : it->second;
+  }
+  void inspect(const std::string& method, Tensor& output) override {
+    if (method == corrupt) output = tvk::add(output, tvk::full(output.sizes(), 0.5).vulkan());
+  }
+};
+
+// Options that tune into `table` with `clock` and log the methods run into `log`.
+vulkan::KernelOptions tuning_options(Tuning mode, vulkan::TuningTable& table, vulkan::TuningClock& clock,
+                                     vulkan::MethodLog& log) {
+  vulkan::KernelOptions o = vulkan::kernel_options();
+  o.conv = vulkan::ConvMethod::Auto;
+  o.tuning = mode;
+  o.tuning_table = &table;
+  o.tuning_clock = &clock;
+  o.log = &log;
+  return o;
+}
+
+std::string identity() { return vulkan::tuning_identity(vulkan::Context::get()->device().physical()); }
+
+double relative_error(const Tensor& got, const Tensor& want) {
+  return max_abs_diff(got, want) / std::max(1.0, max_abs(want));
+}
+
+std::string temp_file(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tvk_tuning_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+}  // namespace
+
+TEST(Tuning, FastestCorrectMethodIsChosenKeptAndReadBack) {
+  TVK_NEED_VULKAN();
+  int tunable = 0;
+  for (const Layer& l : kLayers) {
+    SCOPED_TRACE(l.name);
+    const Weights w = weights_of(l);
+    const Tensor want = run_on(l, w, Device::CPU);
+    // First: which methods are candidates here (every one timed, all equally fast).
+    vulkan::TuningTable probe_table(identity(), "");
+    FakeClock probe;
+    vulkan::MethodLog log;
+    {
+      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, probe_table, probe, log));
+      EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+    }
+    const std::set<std::string> candidates(probe.timed.begin(), probe.timed.end());
+    if (candidates.size() < 2) {
+      EXPECT_EQ(probe_table.size(), 0u) << "a layer with one method needs no entry";
+      continue;
+    }
+    ++tunable;
+    // Equal times keep the reference (the rules' choice, timed first).
+    ASSERT_EQ(probe_table.size(), 1u);
+    EXPECT_EQ(probe_table.entries().begin()->second.method, probe.timed.front());
+    // Each candidate in turn made the fastest is the one chosen, run, and read back.
+    for (const std::string& fastest : candidates) {
+      SCOPED_TRACE("fastest: " + fastest);
+      const std::string file = temp_file("choice.txt");
+      std::filesystem::remove(file);
+      {
+        vulkan::TuningTable table(identity(), file);
+        FakeClock clock;
+        clock.times[fastest] = 2e5;
+        log.clear();
+        const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
+        EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+        ASSERT_EQ(log.entries().size(), 1u);
+        EXPECT_EQ(log.entries().back().second, fastest);
+        ASSERT_EQ(table.size(), 1u);
+        EXPECT_EQ(table.entries().begin()->second.method, fastest);
+      }
+      // A new table (a new process) reads the choice from the file; Cached times nothing.
+      vulkan::TuningTable reread(identity(), file);
+      EXPECT_TRUE(reread.load_warning().empty()) << reread.load_warning();
+      ASSERT_EQ(reread.size(), 1u);
+      FakeClock idle;
+      log.clear();
+      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::Cached, reread, idle, log));
+      EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+      EXPECT_TRUE(idle.timed.empty());
+      ASSERT_EQ(log.entries().size(), 1u);
+      EXPECT_EQ(log.entries().back().second, fastest);
+      std::filesystem::remove(file);
+    }
+  }
+  EXPECT_GE(tunable, 3) << "too few of these layers have more than one method on this device";
+}
+
+TEST(Tuning, MethodWithWrongOutputIsRejected) {
+  TVK_NEED_VULKAN();
+  int checked = 0;
+  for (const Layer& l : kLayers) {
+    SCOPED_TRACE(l.name);
+    const Weights w = weights_of(l);
+    const Tensor want = run_on(l, w, Device::CPU);
+    vulkan::TuningTable probe_table(identity(), "");
+    FakeClock probe;
+    vulkan::MethodLog log;
+    {
+      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, probe_table, probe, log));
+      run_on(l, w, Device::Vulkan);
+    }
+    if (probe.timed.size() < 2) continue;
+    ++checked;
+    // The fastest candidate (not the reference) computes wrongly: never chosen.
+    const std::string wrong = probe.timed.back();
+    vulkan::TuningTable table(identity(), "");
+    FakeClock clock;
+    clock.times[wrong] = 1e3;
+    clock.corrupt = wrong;
+    log.clear();
+    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
+    EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+    ASSERT_EQ(table.size(), 1u);
+    const vulkan::TuningTable::Entry e = table.entries().begin()->second;
+    EXPECT_NE(e.method, wrong);
+    EXPECT_NE(e.detail.find(wrong + " rejected: max error"), std::string::npos) << e.detail;
+    EXPECT_NE(log.entries().back().second, wrong);
+  }
+  EXPECT_GE(checked, 3);
+}
+
+TEST(Tuning, CorruptStaleOrForeignFilesAreIgnored) {
+  TVK_NEED_VULKAN();
+  const Layer& l = kLayers[0];
+  const Weights w = weights_of(l);
+  const Tensor want = run_on(l, w, Device::CPU);
+  // The signature this layer has, from a tuning run.
+  std::string signature;
+  {
+    vulkan::TuningTable t(identity(), "");
+    FakeClock clock;
+    vulkan::MethodLog log;
+    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, t, clock, log));
+    run_on(l, w, Device::Vulkan);
+    ASSERT_EQ(t.size(), 1u) << "the pointwise layer has one method only on this device: nothing to tune";
+    signature = t.entries().begin()->first;
+  }
+  const std::string head = "tvk-tuning 1\n" + identity() + "\n";
+  const std::string long_line(10000, 'x');
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"empty", ""},
+      {"binary", std::string("\x00\x01\xff\xfe garbage", 14)},
+      {"truncated header", "tvk-tuning 1\n"},
+      {"no end line", head + signature + "\toc8\tx\n"},
+      {"end line miscounts", head + signature + "\toc8\tx\nend 2\n"},
+      {"text after the end", head + signature + "\toc8\tx\nend 1\n" + signature + "\tsplit\tx\n"},
+      {"another version", "tvk-tuning 2\n" + identity() + "\n" + signature + "\toc8\tx\nend 1\n"},
+      {"another device", "tvk-tuning 1\nSome GPU 10de:2330 driver 1 tvk 0 shaders 0\n" + signature + "\toc8\tx\nend 1\n"},
+      {"no tabs", head + signature + " oc8\nend 1\n"},
+      {"empty method", head + signature + "\t\tx\nend 1\n"},
+      {"line too long", head + signature + "\toc8\t" + long_line + "\nend 1\n"},
+  };
+  for (const auto& [what, text] : files) {
+    SCOPED_TRACE(what);
+    const std::string file = temp_file("corrupt.txt");
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+    vulkan::TuningTable table(identity(), file);
+    EXPECT_EQ(table.size(), 0u);
+    EXPECT_NE(table.load_warning().find("ignoring the tuning file"), std::string::npos);
+    FakeClock clock;
+    vulkan::MethodLog log;
+    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::Cached, table, clock, log));
+    EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+    EXPECT_TRUE(clock.timed.empty());
+    std::filesystem::remove(file);
+  }
+  // Entries naming no method, or one that cannot run this layer, leave it to the rules.
+  vulkan::MethodLog ruled;
+  {
+    vulkan::TuningTable none(identity(), "");
+    FakeClock clock;
+    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::Off, none, clock, ruled));
+    run_on(l, w, Device::Vulkan);
+  }
+  for (const std::string method : {"no_such_method", "auto", "depthwise", "transposed"}) {
+    SCOPED_TRACE(method);
+    const std::string file = temp_file("stale.txt");
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << head << signature << '\t' << method << "\tstale\nend 1\n";
+    vulkan::TuningTable table(identity(), file);
+    EXPECT_EQ(table.size(), 1u);
+    FakeClock clock;
+    vulkan::MethodLog log;
+    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::Cached, table, clock, log));
+    EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+    ASSERT_EQ(log.entries().size(), 1u);
+    EXPECT_EQ(log.entries().back().second, ruled.entries().back().second);
+    std::filesystem::remove(file);
+  }
+}
+
+TEST(Tuning, ForcedMethodIsNeverTunedOver) {
+  TVK_NEED_VULKAN();
+  const Layer& l = kLayers[0];
+  const Weights w = weights_of(l);
+  vulkan::TuningTable table(identity(), "");
+  FakeClock clock;
+  vulkan::MethodLog log;
+  vulkan::KernelOptions o = tuning_options(Tuning::On, table, clock, log);
+  o.conv = vulkan::ConvMethod::Oc8;
+  const vulkan::ScopedKernelOptions scope(o);
+  EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), run_on(l, w, Device::CPU)), 1e-4);
+  EXPECT_TRUE(clock.timed.empty());
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_EQ(log.entries().back().second, "oc8");
+}
+
+#endif  // TVK_USE_VULKAN
