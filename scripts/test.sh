@@ -2,15 +2,18 @@
 # Installs what is missing, builds tvk in its default configuration and in the other build
 # switches CI covers, and runs every test on the default Vulkan device (lavapipe here) with the
 # Khronos validation layer on, except those labelled slow (every torchvision classifier,
-# scripted and traced: about an hour here). Ends with ctest's summary of the default build.
+# scripted and traced: about an hour here). Then the arm64 portability pass: the pipelines the
+# default build's PipelineVariants test listed, compiled and run under qemu on arm64 lavapipe
+# (scripts/test_arm64.sh --portability; TVK_TEST_ARM64=0 skips it).
 #
 # scripts/test.sh --slow: the same, and the slow tests too.
 #
 # scripts/test.sh --sanitize: instead, builds everything under AddressSanitizer (with
 # LeakSanitizer) and UndefinedBehaviorSanitizer in build-asan/ and runs the C++ and CLI tests
-# there (not the slow ones; not Python, Java, install or the user guide, which load the library
-# into programs built without the sanitizers). Leaks inside the Vulkan driver, the validation
-# layer and the loader are suppressed (tests/sanitize/lsan.supp); tvk's own are not.
+# there (not the slow ones or the portability pass; not Python, Java, install or the user guide,
+# which load the library into programs built without the sanitizers). Leaks inside the Vulkan
+# driver, the validation layer and the loader are suppressed (tests/sanitize/lsan.supp); tvk's
+# own are not.
 #
 # scripts/test.sh --tsan: builds under ThreadSanitizer in build-tsan/ and runs the tests that
 # call one module from several threads.
@@ -26,13 +29,14 @@ export TVK_VALIDATION=1       # VK_LAYER_KHRONOS_validation; any message fails t
 export TVK_SYNC_VALIDATION=1  # and its synchronization validation: a missing barrier fails too
 export TVK_CACHE_DIR="$root/build/cache"
 
-configure_and_build() {  # dir, cmake args...
+configure_and_build() {  # dir, cmake args... (TARGETS: what to build; default all)
   local dir=$1
   shift
   mkdir -p "$dir"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log"; return 1; }
-  cmake --build "$dir" -j"$jobs"
+  # shellcheck disable=SC2086
+  cmake --build "$dir" -j"$jobs" ${TARGETS:+--target $TARGETS}
 }
 
 if [[ "${1:-}" == --sanitize ]]; then
@@ -49,7 +53,7 @@ if [[ "${1:-}" == --sanitize ]]; then
   export LSAN_OPTIONS=suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export TVK_CACHE_DIR="$root/build-asan/cache"
-  ctest --output-on-failure -j"$jobs" -LE "slow|stress|python|java|install|docs" --timeout 3600
+  ctest --output-on-failure -j"$jobs" -LE "slow|stress|portability|python|java|install|docs" --timeout 3600
   exit
 fi
 
@@ -68,7 +72,7 @@ if [[ "${1:-}" == --tsan ]]; then
   exit
 fi
 
-# The other build switches: each builds and passes the unit tests.
+# The other build switches: each builds the library and the unit tests, which pass.
 if [[ "${TVK_TEST_VARIANTS:-1}" != 0 ]]; then
   for variant in "wrapper-off:-DTVK_USE_VULKAN_WRAPPER=OFF" "shaderc-runtime:-DTVK_USE_SHADERC_RUNTIME=ON" \
                  "vulkan-off:-DTVK_USE_VULKAN=OFF"; do
@@ -76,7 +80,11 @@ if [[ "${TVK_TEST_VARIANTS:-1}" != 0 ]]; then
     flag=${variant#*:}
     echo "== build variant $name ($flag)"
     mkdir -p "build-variants"
-    configure_and_build "build-variants/$name" "$flag"
+    if [[ "$name" == vulkan-off ]]; then
+      TARGETS=unit_tests configure_and_build "build-variants/$name" "$flag"
+    else
+      TARGETS="unit_tests exit_order_test" configure_and_build "build-variants/$name" "$flag"
+    fi
     if [[ "$name" == vulkan-off ]]; then
       # No Vulkan in the library: the Vulkan tests skip and the NoDriver tests check the clear errors.
       (cd "build-variants/$name" && TVK_REQUIRE_VULKAN=0 TVK_EXPECT_NO_VULKAN=1 ctest -L unit --output-on-failure -j"$jobs")
@@ -94,4 +102,8 @@ if [[ "${1:-}" == --slow ]]; then
   ctest --output-on-failure -j"$jobs"   # everything, the tests labelled slow included
 else
   ctest --output-on-failure -j"$jobs" -LE slow
+fi
+if [[ "${TVK_TEST_ARM64:-1}" != 0 ]]; then
+  echo "== arm64 portability pass"
+  "$root/scripts/test_arm64.sh" --portability "$root/build/pipeline_variants.txt"
 fi

@@ -6,18 +6,24 @@
 # ones) are left out: without binfmt_misc, an aarch64 program cannot be exec'd directly.
 # Slow (lavapipe's LLVM-compiled shaders run under emulation); the README says how long.
 #
-# scripts/test_arm64.sh --portability LIST: the portability pass CI runs (scripts/test.sh) instead
-# of the suite. LIST is the x86-64 run's pipeline list (build/pipeline_variants.txt, written by the
-# test PipelineVariants.op_tests): under qemu on arm64 lavapipe, with an empty pipeline cache so
-# that every shader is compiled, it replays the op cases that made each pipeline there (against
-# torch's outputs and the CPU kernels), then makes every listed pipeline the replay did not, so
-# that a shader which aborts this driver's compiler fails CI. Builds only the library and op_tests.
+# scripts/test_arm64.sh --portability LIST [--all]: the portability pass CI runs (scripts/test.sh)
+# instead of the suite. LIST is the x86-64 run's pipeline list (build/pipeline_variants.txt,
+# written by the test PipelineVariants.op_tests). Under qemu on arm64 lavapipe, with empty
+# pipeline caches (tvk's and Mesa's on-disk shader cache) so that every shader is compiled, it
+# replays the op cases that made the pipelines there (against torch's outputs and the CPU
+# kernels), then makes every chosen pipeline the replay did not, so that a shader which aborts
+# this driver's compiler fails CI. The chosen pipelines: a cover of the list (every shader with
+# every code-choosing constant set, each size constant seen as 0, 1 and more; op_cases_test.cpp,
+# covering_pipelines), or with --all every listed one (about three times as long). Builds only
+# the library and op_tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${TVK_JOBS:-$(nproc)}
 ./scripts/install_deps.sh arm64
 if [[ "${1:-}" == --portability ]]; then
-  list=$(realpath "${2:?usage: scripts/test_arm64.sh --portability build/pipeline_variants.txt}")
+  list=$(realpath "${2:?usage: scripts/test_arm64.sh --portability build/pipeline_variants.txt [--all]}")
+  cover=1
+  [[ "${3:-}" == --all ]] && cover=0
   start=$(date +%s)
   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
     -DTVK_BUILD_PYTHON=OFF -DTVK_BUILD_JAVA=OFF >/tmp/tvk-arm64-configure.log 2>&1 || { cat /tmp/tvk-arm64-configure.log; exit 1; }
@@ -33,14 +39,15 @@ if [[ "${1:-}" == --portability ]]; then
   for ((i = 0; i < jobs; ++i)); do
     mkdir -p "$cache/$i"
     TVK_REQUIRE_VULKAN=1 TVK_VALIDATION=1 TVK_CACHE_DIR=$cache/$i TVK_OP_CASES_DIR=$cases TVK_PIPELINE_REPLAY=$list \
-      TVK_PIPELINE_SHARD=$i/$jobs qemu-aarch64-static build-arm64/tests/op_tests --gtest_also_run_disabled_tests \
+      TVK_PIPELINE_COVER=$cover TVK_PIPELINE_SHARD=$i/$jobs MESA_SHADER_CACHE_DISABLE=true \
+      qemu-aarch64-static build-arm64/tests/op_tests --gtest_also_run_disabled_tests \
       --gtest_filter='PipelineVariants.*' >"$cache/log$i" 2>&1 &
     pids+=($!)
   done
   failed=0
   for ((i = 0; i < jobs; ++i)); do
     if wait "${pids[$i]}"; then
-      grep -E "pipelines of" "$cache/log$i" || true
+      grep -E "covering|pipelines of" "$cache/log$i" || true
     else
       echo "== arm64 portability pass, shard $i/$jobs failed:"
       tail -n 60 "$cache/log$i"

@@ -14,7 +14,10 @@
 #include "support/test_support.h"
 #include "tvk/vulkan_info.h"
 #if TVK_USE_VULKAN
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <regex>
 
 #include "vulkan/api/context.h"
 #include "vulkan/api/shader_library.h"
@@ -442,7 +445,9 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, ConvMethods, ::testing::ValuesIn(vulkan::kConvM
 // bindings, work group, specialisation constants) with the run that made it first (option set,
 // op and case). TVK_PIPELINE_REPLAY=FILE (another device's list: scripts/test_arm64.sh
 // --portability under qemu) runs only those runs, then makes every listed pipeline they did not
-// make here, so that this driver compiles each one and runs all it can.
+// make here, so that this driver compiles each one and runs all it can; with TVK_PIPELINE_COVER=1
+// only a cover of the list (covering_pipelines: every code-choosing constant set, each size
+// constant as 0, 1 and more), which is what CI compiles under emulation.
 namespace {
 
 struct OptionSet {
@@ -460,6 +465,9 @@ std::vector<OptionSet> variant_option_sets() {
       OptionSet s{std::string("split") + std::to_string(split) + " " + to_string(precision), base, precision,
                   precision == Precision::FP32};
       s.options.reduction_split = split;
+      // Without a split, the texel-view paths on every device (a GPU takes them only for tensors
+      // past a storage binding); with one, the GPU shapes.
+      s.options.gpu_shapes = split ? vulkan::Toggle::On : vulkan::Toggle::Off;
       sets.push_back(s);
       for (const vulkan::ConvMethod m : vulkan::kConvMethods) {
         OptionSet f = s;
@@ -491,6 +499,7 @@ std::vector<OptionSet> variant_option_sets() {
     for (const auto& [name, member] : switches) {
       OptionSet s{std::string("split") + std::to_string(split) + " " + name + "=0", base, Precision::FP32, false};
       s.options.reduction_split = split;
+      s.options.gpu_shapes = split ? vulkan::Toggle::On : vulkan::Toggle::Off;
       s.options.*member = false;
       sets.push_back(s);
     }
@@ -558,6 +567,77 @@ vulkan::PipelineKey parse_key(const std::string& line) {
   return k;
 }
 
+// The specialisation constants whose value is a layer's size (kernel, stride, dilation, how many
+// parts a reduction is split into, a tile's valid columns), not a choice of code. Their value
+// matters to a compiler only as 0, 1 or more (a loop that vanishes, runs once, or runs), so the
+// portability pass covers each of those classes, not each size the op cases happened to have.
+const std::set<std::string> kSizeConstants = {"KH", "KW", "SH", "SW", "DH", "DW",
+                                              "SPLITS", "KSPLIT", "COL_BLOCK", "COL_VALID"};
+
+// Each shader's specialisation constant names by constant_id, read from its GLSL (the embedded
+// SPIR-V keeps no names); a VARIANT line makes a shader of the same file.
+std::map<std::string, std::map<uint32_t, std::string>> shader_constant_names(const std::string& glsl_dir) {
+  std::map<std::string, std::map<uint32_t, std::string>> out;
+  const std::regex constant(R"(constant_id\s*=\s*(\d+)\s*\)\s*const\s+\w+\s+(\w+))");
+  const std::regex variant(R"(^// VARIANT (\w+) )");
+  for (const auto& file : std::filesystem::directory_iterator(glsl_dir)) {
+    if (file.path().extension() != ".glsl") continue;
+    std::ifstream in(file.path());
+    std::map<uint32_t, std::string> names;
+    std::vector<std::string> shaders{file.path().stem().string()};
+    std::smatch m;
+    for (std::string line; std::getline(in, line);) {
+      if (std::regex_search(line, m, constant)) names[static_cast<uint32_t>(std::stoul(m[1]))] = m[2];
+      if (std::regex_search(line, m, variant)) shaders.push_back(m[1]);
+    }
+    for (const std::string& shader : shaders) out[shader] = names;
+  }
+  return out;
+}
+
+// The listed pipelines the portability pass compiles on another driver: per shader, bindings
+// and code-choosing constant values, enough pipelines that each size constant (and each local
+// size) is seen as 0, 1 and more wherever the list has it so. Greedy set cover, in list order.
+std::set<std::string> covering_pipelines(const std::vector<std::string>& lines, const std::string& glsl_dir) {
+  const auto names = shader_constant_names(glsl_dir);
+  using Classes = std::set<std::pair<std::string, uint32_t>>;  // (constant, 0 / 1 / 2 for more)
+  std::map<std::string, std::vector<std::pair<Classes, std::string>>> groups;  // by code-choosing key
+  for (const std::string& line : lines) {
+    const vulkan::PipelineKey k = parse_key(line);
+    std::ostringstream key;
+    key << k.shader << ' ' << k.buffers;
+    Classes classes;
+    for (const char* d : {"local_size_x", "local_size_y", "local_size_z"})
+      classes.insert({d, std::min(k.local_size[static_cast<size_t>(d[11] - 'x')], 2u)});
+    const auto it = names.find(k.shader);
+    for (size_t i = 0; i < k.constants.size(); ++i) {
+      const auto id = static_cast<uint32_t>(i + 3);  // 0..2 are the local size
+      const std::string name = it != names.end() && it->second.count(id) ? it->second.at(id) : std::to_string(id);
+      if (kSizeConstants.count(name))
+        classes.insert({name, std::min(k.constants[i], 2u)});
+      else
+        key << ' ' << name << '=' << k.constants[i];
+    }
+    groups[key.str()].emplace_back(classes, line);
+  }
+  std::set<std::string> chosen;
+  for (auto& [key, members] : groups) {
+    Classes needed;
+    for (const auto& m : members) needed.insert(m.first.begin(), m.first.end());
+    while (!needed.empty()) {
+      size_t best = 0, best_count = 0;
+      for (size_t i = 0; i < members.size(); ++i) {
+        size_t count = 0;
+        for (const auto& c : members[i].first) count += needed.count(c);
+        if (count > best_count) best = i, best_count = count;
+      }
+      chosen.insert(members[best].second);
+      for (const auto& c : members[best].first) needed.erase(c);
+    }
+  }
+  return chosen;
+}
+
 }  // namespace
 
 TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
@@ -589,6 +669,17 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
       listed.emplace_back(run, line.substr(bar2 + 3));
     }
     ASSERT_FALSE(listed.empty()) << replay_file << " lists no pipelines";
+    // TVK_PIPELINE_COVER=1: only the covering pipelines (covering_pipelines), and the runs that made them.
+    if (const char* cover = std::getenv("TVK_PIPELINE_COVER"); cover && std::string(cover) == "1") {
+      std::vector<std::string> lines;
+      for (const auto& l : listed) lines.push_back(l.second);
+      const std::set<std::string> chosen = covering_pipelines(lines, TVK_SOURCE_DIR "/src/vulkan/glsl");
+      std::printf("covering %zu of the %zu listed pipelines\n", chosen.size(), listed.size());
+      listed.erase(std::remove_if(listed.begin(), listed.end(), [&](const auto& l) { return !chosen.count(l.second); }),
+                   listed.end());
+      runs.clear();
+      for (const auto& l : listed) runs.insert(l.first);
+    }
   }
   // TVK_PIPELINE_SHARD=i/n: this process takes every n-th run and listed pipeline from the i-th
   // (several processes share the replay's compiling: scripts/test_arm64.sh --portability).
@@ -609,6 +700,12 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
     }
   };
   int runs_made = 0;
+  struct RunTime {
+    double run_s, packed_s;
+    size_t new_pipelines;
+    std::string what;
+  };
+  std::vector<RunTime> run_times;  // the slowest are printed: what the pass spends its time on
   for (const OptionSet& set : variant_option_sets()) {
     SCOPED_TRACE("options: " + set.name);
     set_vulkan_precision(set.precision);
@@ -623,12 +720,19 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
       shard_of[{set.name, what}] = run_index % shards;
       if (run_index++ % shards != shard) continue;
       ++runs_made;
+      const auto run_start = std::chrono::steady_clock::now();
       // As in OpCases.Vulkan: int64 and bool cases may fall back to the CPU where a kernel declines.
       set_cpu_fallback(has_non_float_tensor(c));
       run_case(c, Device::Vulkan);
       set_cpu_fallback(false);
+      const auto ran = std::chrono::steady_clock::now();
       run_packed(c, tolerance);
+      const auto packed = std::chrono::steady_clock::now();
+      const size_t before = seen.size();
       note_new(set.name, what);
+      run_times.push_back({std::chrono::duration<double>(ran - run_start).count(),
+                           std::chrono::duration<double>(packed - ran).count(), seen.size() - before,
+                           set.name + " | " + what});
     }
   }
   std::set<std::string> shaders;
@@ -664,6 +768,14 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
     ASSERT_TRUE(f.good()) << "cannot write " << out;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::sort(run_times.begin(), run_times.end(),
+            [](const RunTime& a, const RunTime& b) { return a.run_s + a.packed_s > b.run_s + b.packed_s; });
+  double run_total = 0, packed_total = 0;
+  for (const RunTime& r : run_times) run_total += r.run_s, packed_total += r.packed_s;
+  std::printf("runs %.1f s, packed runs %.1f s; the slowest:\n", run_total, packed_total);
+  for (size_t i = 0; i < run_times.size() && i < 12; ++i)
+    std::printf("  %6.2f s + %6.2f s packed, %zu new pipelines: %s\n", run_times[i].run_s, run_times[i].packed_s,
+                run_times[i].new_pipelines, run_times[i].what.c_str());
   std::printf("%zu pipelines of %zu shaders made by %d runs, %zu more made without a run, %.1f s\n", seen.size(),
               shaders.size(), runs_made, compiled_only, seconds);
 }

@@ -71,6 +71,10 @@ struct KernelOptions {
   // N > 0: every split-K kernel splits by the largest power of two up to N (capped per kernel),
   // and kernels take their GPU shapes on any device (to run the GPU paths on lavapipe).
   uint32_t reduction_split = 0;
+  // Whether kernels take their GPU shapes (storage-buffer reads, split reductions): Auto on
+  // GPUs and wherever reduction_split is set; On everywhere; Off nowhere, so that a GPU runs the
+  // texel-view paths lavapipe (and tensors past a storage binding) take.
+  Toggle gpu_shapes = Toggle::Auto;
 
   // Comparison switches: each, turned off, replaces a faster path by the one it replaced, to
   // measure one against the other (docs/benchmarks.md).

@@ -99,6 +99,7 @@ uint32_t forced_split() { return kernel_options().reduction_split; }
 }  // namespace
 
 bool gpu_shaped_kernels() {
+  if (const Toggle t = kernel_options().gpu_shapes; t != Toggle::Auto) return t == Toggle::On;
   return forced_split() != 0 || Context::get()->device().physical().type != VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
