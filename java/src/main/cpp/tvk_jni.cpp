@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -351,6 +352,23 @@ JNIEXPORT jbyteArray JNICALL Java_org_tvk_Module_nativeExtraFile(JNIEnv* env, jc
     if (!bytes) throw JavaExceptionPending{};
     env->SetByteArrayRegion(bytes, 0, size, reinterpret_cast<const jbyte*>(contents.data()));
     return bytes;
+  });
+}
+
+JNIEXPORT void JNICALL Java_org_tvk_Module_nativeSetTuning(JNIEnv* env, jclass, jlong handle, jint tuning) {
+  guarded(env, [&] {
+    static constexpr tvk::Tuning kModes[] = {tvk::Tuning::Off, tvk::Tuning::Cached, tvk::Tuning::On};
+    if (tuning < 0 || tuning > 2) throw tvk::Error("tuning code " + std::to_string(tuning) + " is not 0, 1 or 2");
+    reinterpret_cast<tvk::jit::Module*>(handle)->set_tuning(kModes[tuning]);
+    return 0;
+  });
+}
+
+JNIEXPORT jint JNICALL Java_org_tvk_Module_nativeTuning(JNIEnv* env, jclass, jlong handle) {
+  return guarded(env, [&]() -> jint {
+    const std::optional<tvk::Tuning> t = reinterpret_cast<tvk::jit::Module*>(handle)->tuning();
+    if (!t) return -1;
+    return *t == tvk::Tuning::Off ? 0 : *t == tvk::Tuning::Cached ? 1 : 2;
   });
 }
 

@@ -39,6 +39,18 @@ public final class Module implements AutoCloseable {
     return new Module(nativeLoad(path, device.jniCode));
   }
 
+  /** Loads a model, as {@link #load(String, Device)}, with a tuning mode (see {@link #setTuning}). */
+  public static Module load(String path, Device device, Tuning tuning) {
+    Module module = load(path, device);
+    try {
+      module.setTuning(tuning);
+    } catch (RuntimeException e) {
+      module.destroy();
+      throw e;
+    }
+    return module;
+  }
+
   /** Loads a model on the CPU. */
   public static Module load(String path) {
     return load(path, Device.CPU);
@@ -82,6 +94,34 @@ public final class Module implements AutoCloseable {
     }
   }
 
+  /**
+   * The tuning mode this module's calls run under from now on; until set, the process's
+   * (TVK_TUNE, default CACHED).
+   */
+  public void setTuning(Tuning tuning) {
+    if (tuning == null) throw new IllegalArgumentException("tuning must not be null");
+    lock.writeLock().lock();
+    try {
+      nativeSetTuning(checkedHandle(), tuning.jniCode);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** The tuning mode set on this module, or null where none was. */
+  public Tuning tuning() {
+    lock.readLock().lock();
+    try {
+      int code = nativeTuning(checkedHandle());
+      for (Tuning t : Tuning.values()) {
+        if (t.jniCode == code) return t;
+      }
+      return null;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   /** Frees the native model and its device memory now. Later calls throw IllegalStateException. */
   public void destroy() {
     lock.writeLock().lock();
@@ -108,6 +148,11 @@ public final class Module implements AutoCloseable {
   private static native IValue nativeRunMethod(long handle, String method, IValue[] inputs);
 
   private static native void nativeDestroy(long handle);
+
+  private static native void nativeSetTuning(long handle, int tuning);
+
+  /** The code of the module's tuning mode, or -1 where none was set. */
+  private static native int nativeTuning(long handle);
 
   /** The extra file `name`'s bytes, or null where the model has none of that name. */
   private static native byte[] nativeExtraFile(long handle, String name);

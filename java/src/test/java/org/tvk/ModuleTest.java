@@ -4,6 +4,7 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -65,6 +66,24 @@ public class ModuleTest {
   public void vulkanIsAvailable() {
     assertTrue(Tvk.isVulkanAvailable());
     assertFalse(Tvk.version().isEmpty());
+  }
+
+  @Test
+  public void tuningModeIsALoadOptionAndAModuleSetting() throws IOException {
+    // ON (which writes the device's table) is tested in C++ and through `tvk tune`; here the
+    // mode reaches the module. OFF runs the rules' kernels, which `tvk run` ran with an empty table.
+    String path = Paths.get(dir, "mobilenet2-vulkan.pt").toString();
+    try (Module plain = Module.load(path, Device.VULKAN)) {
+      assertNull(plain.tuning());
+    }
+    try (Module module = Module.load(path, Device.VULKAN, Tuning.OFF)) {
+      assertEquals(Tuning.OFF, module.tuning());
+      assertArrayEquals(readFloats("y_cpp.bin"), seedSnippet(module), 0.0f);
+      module.setTuning(Tuning.CACHED);
+      assertEquals(Tuning.CACHED, module.tuning());
+      assertTrue(maxRelativeDifference(seedSnippet(module), readFloats("y_torch.bin")) <= 1e-4);
+      assertThrows(IllegalArgumentException.class, () -> module.setTuning(null));
+    }
   }
 
   @Test
