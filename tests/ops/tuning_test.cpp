@@ -54,14 +54,16 @@ Tensor run_on(const Layer& l, const Weights& w, Device device) {
       .cpu();
 }
 
-// Times from a table (default 1 ms); records what it was asked to time; adds `corrupt_by` to
-// the outputs of `corrupt`.
+// Times from a table (default 1 ms); records what it was asked to time; adds 0.5 to the outputs
+// of `corrupt`; throws a tvk::Error instead of running `fail` (as a method whose predicate let
+// through a layer it cannot run would).
 class FakeClock final : public vulkan::TuningClock {
  public:
   std::map<std::string, double> times;
   std::vector<std::string> timed;
-  std::string corrupt;
+  std::string corrupt, fail;
   double time_ns(const std::string& method, const std::function<void()>& run) override {
+    if (method == fail) throw Error(method + ": cannot run this layer");
     run();
     timed.push_back(method);
     const auto it = times.find(method);
@@ -155,7 +157,7 @@ TEST(Tuning, FastestCorrectMethodIsChosenKeptAndReadBack) {
   EXPECT_GE(tunable, 3) << "too few of these layers have more than one method on this device";
 }
 
-TEST(Tuning, MethodWithWrongOutputIsRejected) {
+TEST(Tuning, MethodWithWrongOutputOrAnErrorIsRejected) {
   TVK_NEED_VULKAN();
   int checked = 0;
   for (const Layer& l : kLayers) {
@@ -185,6 +187,17 @@ TEST(Tuning, MethodWithWrongOutputIsRejected) {
     EXPECT_NE(e.method, wrong);
     EXPECT_NE(e.detail.find(wrong + " rejected: max error"), std::string::npos) << e.detail;
     EXPECT_NE(log.entries().back().second, wrong);
+    // A candidate that throws is rejected with its error, and the next layer still runs.
+    vulkan::TuningTable failing_table(identity(), "");
+    FakeClock failing;
+    failing.times[wrong] = 1e3;
+    failing.fail = wrong;
+    const vulkan::ScopedKernelOptions failing_scope(tuning_options(Tuning::On, failing_table, failing, log));
+    EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
+    ASSERT_EQ(failing_table.size(), 1u);
+    const vulkan::TuningTable::Entry f = failing_table.entries().begin()->second;
+    EXPECT_NE(f.method, wrong);
+    EXPECT_NE(f.detail.find(wrong + " rejected: " + wrong + ": cannot run this layer"), std::string::npos) << f.detail;
   }
   EXPECT_GE(checked, 3);
 }

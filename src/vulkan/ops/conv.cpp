@@ -1012,6 +1012,8 @@ ConvMethod tune_conv_method(const char* op, const ops::Conv2dParams& p, const Co
       why = tuning_mismatch(result, reference, tolerance);
     } catch (const OutOfMemoryError&) {
       why = "out of memory";
+    } catch (const Error& e) {  // a method this layer's weights or shapes do not suit after all
+      why = e.what();
     }
     if (!why.empty()) {
       detail += detail::concat(", ", to_string(m), " rejected: ", why);
