@@ -3,7 +3,9 @@
 # with Debian's g++-aarch64-linux-gnu and arm64 multiarch packages, then runs the unit, op and
 # model tests under qemu-user on arm64 lavapipe (subgroup size 4 there), with the validation
 # layer on. Tests that start the tvk CLI as a separate program (CliTest.*, the Python-driven
-# ones) are left out: without binfmt_misc, an aarch64 program cannot be exec'd directly.
+# ones) are left out: without binfmt_misc, an aarch64 program cannot be exec'd directly. So is
+# PipelineVariants (label portability: every op case under every option set, which the mode
+# below replays in part), and the stress test (label stress: 1,000 inferences, too many to emulate).
 # Slow (lavapipe's LLVM-compiled shaders run under emulation); the README says how long.
 #
 # scripts/test_arm64.sh --portability LIST [--all]: the portability pass CI runs (scripts/test.sh)
@@ -69,5 +71,5 @@ export TVK_WAIT_TIMEOUT_S=3600
 qemu-aarch64-static build-arm64/tvk info
 cd build-arm64
 start=$(date +%s)
-ctest -L "unit|ops|models" -LE slow -E "^(CliTest|Cli)\.|cli\.|install\.|docs\." --output-on-failure -j"$jobs" --timeout 3600 "$@"
+ctest -L "unit|ops|models" -LE "slow|stress|portability" -E "^(CliTest|Cli)\.|cli\.|install\.|docs\." --output-on-failure -j"$jobs" --timeout 3600 "$@"
 echo "arm64 tests under qemu took $(( $(date +%s) - start )) s"
