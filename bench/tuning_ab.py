@@ -16,24 +16,11 @@ import subprocess
 import sys
 import tempfile
 
-import torch
-import torchvision
+from compare import ensure_models  # torchvision model, scripted and `tvk optimize`d, in the workdir
 
 
 def log(*a):
     print(*a, file=sys.stderr, flush=True)
-
-
-def ensure_model(tvk, workdir, name):
-    os.makedirs(workdir, exist_ok=True)
-    plain = os.path.join(workdir, name + ".pt")
-    optimized = os.path.join(workdir, name + "-vulkan.pt")
-    if not os.path.exists(plain):
-        torch.manual_seed(0)
-        torch.jit.save(torch.jit.script(getattr(torchvision.models, name)().eval()), plain)
-    if not os.path.exists(optimized):
-        subprocess.run([tvk, "optimize", plain, "-o", optimized], check=True, stdout=subprocess.DEVNULL)
-    return optimized
 
 
 def run_json(cmd, env):
@@ -55,7 +42,7 @@ def main():
     a = p.parse_args()
     rows = []
     for name in a.models.split(","):
-        model = ensure_model(a.tvk, a.workdir, name)
+        model = ensure_models(a.tvk, a.workdir, name)
         for batch in [int(b) for b in a.batch.split(",")]:
             for precision in a.precision.split(","):
                 cache = tempfile.mkdtemp(prefix="tvk-tuning-")

@@ -97,6 +97,30 @@ std::string temp_file(const std::string& name) {
       .string();
 }
 
+// A tuning run of `l` into a fresh table with every method equally fast: the methods timed (the
+// reference first), the entries written (none where one method can run it), the output.
+struct Probe {
+  std::vector<std::string> timed;
+  size_t entries = 0;
+  std::string signature, method;  // the entry's, where one was written
+  Tensor output;
+};
+Probe probe_layer(const Layer& l, const Weights& w) {
+  vulkan::TuningTable table(identity(), "");
+  FakeClock clock;
+  vulkan::MethodLog log;
+  const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
+  Probe probe{{}, 0, {}, {}, run_on(l, w, Device::Vulkan)};
+  probe.timed = clock.timed;
+  probe.entries = table.size();
+  if (probe.entries) {
+    const auto entries = table.entries();
+    probe.signature = entries.begin()->first;
+    probe.method = entries.begin()->second.method;
+  }
+  return probe;
+}
+
 }  // namespace
 
 TEST(Tuning, FastestCorrectMethodIsChosenKeptAndReadBack) {
@@ -107,22 +131,18 @@ TEST(Tuning, FastestCorrectMethodIsChosenKeptAndReadBack) {
     const Weights w = weights_of(l);
     const Tensor want = run_on(l, w, Device::CPU);
     // First: which methods are candidates here (every one timed, all equally fast).
-    vulkan::TuningTable probe_table(identity(), "");
-    FakeClock probe;
-    vulkan::MethodLog log;
-    {
-      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, probe_table, probe, log));
-      EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
-    }
+    const Probe probe = probe_layer(l, w);
+    EXPECT_LE(relative_error(probe.output, want), 1e-4);
     const std::set<std::string> candidates(probe.timed.begin(), probe.timed.end());
     if (candidates.size() < 2) {
-      EXPECT_EQ(probe_table.size(), 0u) << "a layer with one method needs no entry";
+      EXPECT_EQ(probe.entries, 0u) << "a layer with one method needs no entry";
       continue;
     }
     ++tunable;
     // Equal times keep the reference (the rules' choice, timed first).
-    ASSERT_EQ(probe_table.size(), 1u);
-    EXPECT_EQ(probe_table.entries().begin()->second.method, probe.timed.front());
+    ASSERT_EQ(probe.entries, 1u);
+    EXPECT_EQ(probe.method, probe.timed.front());
+    vulkan::MethodLog log;
     // Each candidate in turn made the fastest is the one chosen, run, and read back.
     for (const std::string& fastest : candidates) {
       SCOPED_TRACE("fastest: " + fastest);
@@ -164,22 +184,16 @@ TEST(Tuning, MethodWithWrongOutputOrAnErrorIsRejected) {
     SCOPED_TRACE(l.name);
     const Weights w = weights_of(l);
     const Tensor want = run_on(l, w, Device::CPU);
-    vulkan::TuningTable probe_table(identity(), "");
-    FakeClock probe;
-    vulkan::MethodLog log;
-    {
-      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, probe_table, probe, log));
-      run_on(l, w, Device::Vulkan);
-    }
+    const Probe probe = probe_layer(l, w);
     if (probe.timed.size() < 2) continue;
     ++checked;
+    vulkan::MethodLog log;
     // The fastest candidate (not the reference) computes wrongly: never chosen.
     const std::string wrong = probe.timed.back();
     vulkan::TuningTable table(identity(), "");
     FakeClock clock;
     clock.times[wrong] = 1e3;
     clock.corrupt = wrong;
-    log.clear();
     const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
     EXPECT_LE(relative_error(run_on(l, w, Device::Vulkan), want), 1e-4);
     ASSERT_EQ(table.size(), 1u);
@@ -209,14 +223,10 @@ TEST(Tuning, CorruptStaleOrForeignFilesAreIgnored) {
   const Layer* tunable = nullptr;
   std::string signature;
   for (const Layer& candidate : kLayers) {
-    vulkan::TuningTable t(identity(), "");
-    FakeClock clock;
-    vulkan::MethodLog log;
-    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, t, clock, log));
-    run_on(candidate, weights_of(candidate), Device::Vulkan);
-    if (t.size() == 1) {
+    const Probe probe = probe_layer(candidate, weights_of(candidate));
+    if (probe.entries == 1) {
       tunable = &candidate;
-      signature = t.entries().begin()->first;
+      signature = probe.signature;
       break;
     }
   }

@@ -1067,8 +1067,11 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
     // Tuning sees every method, those that need the batch forms of the weights too (made then,
     // as a forced method would make them); the signature is the rules' view of the layer.
     TuningTable& table = options.tuning_table ? *options.tuning_table : device_tuning_table();
-    const std::string signature = conv_signature(p, w, residual.defined());
-    if (const auto entry = table.find(signature)) {
+    // An empty table, only read from (Cached, the default), has nothing to look up.
+    const std::string signature =
+        options.tuning == Tuning::On || table.size() > 0 ? conv_signature(p, w, residual.defined()) : std::string();
+    if (signature.empty()) {
+    } else if (const auto entry = table.find(signature)) {
       const auto tuned = conv_method_named(entry->method);
       if (tuned && *tuned != ConvMethod::Auto) {
         const ConvWeights& tw = needs_batch_weights(*tuned) ? with_batch_weights(packed) : w;
