@@ -236,9 +236,10 @@ TEST(Tuning, CorruptStaleOrForeignFilesAreIgnored) {
   const Tensor want = run_on(l, w, Device::CPU);
   const std::string head = "tvk-tuning 1\n" + identity() + "\n";
   const std::string long_line(10000, 'x');
+  static const char kBinary[] = "\x00\x01\xff\xfe garbage";
   const std::vector<std::pair<std::string, std::string>> files = {
       {"empty", ""},
-      {"binary", std::string("\x00\x01\xff\xfe garbage", 14)},
+      {"binary", std::string(kBinary, sizeof kBinary - 1)},  // NUL bytes included
       {"truncated header", "tvk-tuning 1\n"},
       {"no end line", head + signature + "\toc8\tx\n"},
       {"end line miscounts", head + signature + "\toc8\tx\nend 2\n"},
