@@ -2,6 +2,8 @@
 // torch, the saved file's contents, the blocklist, and other input shapes.
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "io/npy.h"
 #include "jit/ir/freeze.h"
@@ -10,6 +12,7 @@
 #include "jit/serialization/import.h"
 #include "jit/serialization/zip_reader.h"
 #include "model_support.h"
+#include "support/kernel_flips.h"
 #include "support/test_support.h"
 #include "tvk/optimize.h"
 #include "tvk/vulkan_info.h"
@@ -117,12 +120,8 @@ struct OptimizeCase {
   std::string model, mode;
 };
 
-class OptimizedModelMatchesTorch : public ::testing::TestWithParam<OptimizeCase> {};
-
-TEST_P(OptimizedModelMatchesTorch, OnVulkan) {
-  TVK_NEED_MODELS();
-  TVK_NEED_VULKAN();
-  const OptimizeCase& c = GetParam();
+// The optimized model of case `c` against torch, and saved and loaded back.
+void check_optimized_model(const OptimizeCase& c) {
   const std::string base = models_dir() + "/" + c.model;
   Module original = load(base + "_" + c.mode + ".pt");
   OptimizationReport report;
@@ -141,34 +140,87 @@ TEST_P(OptimizedModelMatchesTorch, OnVulkan) {
   EXPECT_LE(relative_diff(run(reloaded, io::read_npy(base + "_input.npy")), expected), testing_support::tolerance_for(c.model));
 }
 
+const std::vector<OptimizeCase> kOptimizeCases{
+    {"mobilenet_v2", "script"}, {"mobilenet_v2", "trace"}, {"resnet18", "script"}, {"resnet18", "trace"},
+    {"squeezenet1_1", "script"}, {"squeezenet1_1", "trace"}, {"mobilenet_v3_small", "script"},
+    {"mobilenet_v3_small", "trace"},
+    // list.append and unpacked sizes (densenet, shufflenet)
+    {"dense_shuffle", "script"},
+    // nn.MultiheadAttention frozen past its path checks (vit_b_16)
+    {"attention", "script"},
+    // dicts filled by name and returned (segmentation models)
+    {"segmentation", "script"},
+    // traced: sizes go through prim::NumToTensor and int()
+    {"segmentation", "trace"},
+    // swin_t / maxvit_t: index, einsum, a mask written into slices
+    {"shifted_windows", "script"},
+    // quantize_dynamic: linears on dequantized weights (issue 11)
+    {"dynamic_quant", "script"},
+    // static quantization: quantized convs, adds, linear
+    {"static_quant", "script"},
+    // XNNPACK contexts become Vulkan ones (issue 11)
+    {"xnnpack", "script"}};
+
+class OptimizedModelMatchesTorch : public ::testing::TestWithParam<OptimizeCase> {};
+
+TEST_P(OptimizedModelMatchesTorch, OnVulkan) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+  check_optimized_model(GetParam());
+}
+
 std::string optimize_case_name(const ::testing::TestParamInfo<OptimizeCase>& info) {
   return info.param.model + "_" + info.param.mode;
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch,
-                         ::testing::Values(OptimizeCase{"mobilenet_v2", "script"}, OptimizeCase{"mobilenet_v2", "trace"},
-                                           OptimizeCase{"resnet18", "script"}, OptimizeCase{"resnet18", "trace"},
-                                           OptimizeCase{"squeezenet1_1", "script"},
-                                           OptimizeCase{"squeezenet1_1", "trace"},
-                                           OptimizeCase{"mobilenet_v3_small", "script"},
-                                           OptimizeCase{"mobilenet_v3_small", "trace"},
-                                           // list.append and unpacked sizes (densenet, shufflenet)
-                                           OptimizeCase{"dense_shuffle", "script"},
-                                           // nn.MultiheadAttention frozen past its path checks (vit_b_16)
-                                           OptimizeCase{"attention", "script"},
-                                           // dicts filled by name and returned (segmentation models)
-                                           OptimizeCase{"segmentation", "script"},
-                                           // traced: sizes go through prim::NumToTensor and int()
-                                           OptimizeCase{"segmentation", "trace"},
-                                           // swin_t / maxvit_t: index, einsum, a mask written into slices
-                                           OptimizeCase{"shifted_windows", "script"},
-                                           // quantize_dynamic: linears on dequantized weights (issue 11)
-                                           OptimizeCase{"dynamic_quant", "script"},
-                                           // static quantization: quantized convs, adds, linear
-                                           OptimizeCase{"static_quant", "script"},
-                                           // XNNPACK contexts become Vulkan ones (issue 11)
-                                           OptimizeCase{"xnnpack", "script"}),
-                         optimize_case_name);
+INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelMatchesTorch, ::testing::ValuesIn(kOptimizeCases), optimize_case_name);
+
+// The same models, in plans as loaded models run them, under the defaults and then a kernel flip
+// (support/kernel_flips.h) in the same process, which must change some layer's method: the GPU kernels (split reductions) on every
+// model, convolutions as GEMMs on the two whose layers span the GEMM paths.
+struct FlippedCase {
+  OptimizeCase model;
+  std::string flip;
+};
+
+std::vector<FlippedCase> flipped_cases() {
+  std::vector<FlippedCase> cases;
+  for (const OptimizeCase& c : kOptimizeCases) {
+    cases.push_back({c, "split4"});
+    if (c.model == "resnet18" || c.model == "mobilenet_v2") cases.push_back({c, "conv_gemm"});
+  }
+  return cases;
+}
+
+class OptimizedModelUnderKernelFlip : public ::testing::TestWithParam<FlippedCase> {};
+
+TEST_P(OptimizedModelUnderKernelFlip, OnVulkan) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+#if TVK_USE_VULKAN
+  // The methods the convolutions take under the defaults and under the flip: a flip that changes
+  // none would test nothing.
+  std::vector<std::string> methods[2];
+  for (const testing_support::KernelFlip& flip : testing_support::kernel_flips()) {
+    const bool flipped = flip.name == GetParam().flip;
+    if (!flipped && flip.name != "defaults") continue;
+    SCOPED_TRACE("kernel options: " + flip.name);
+    vulkan::MethodLog log;
+    vulkan::KernelOptions options = flip.options;
+    options.log = &log;
+    const vulkan::ScopedKernelOptions scope(options);
+    check_optimized_model(GetParam().model);
+    for (const auto& [op, method] : log.entries()) methods[flipped].push_back(op + " " + method);
+  }
+  ASSERT_FALSE(methods[1].empty()) << "no kernel flip named " << GetParam().flip << ", or no layer logged its method";
+  EXPECT_NE(methods[0], methods[1]) << "the flip changed no layer's method";
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelUnderKernelFlip, ::testing::ValuesIn(flipped_cases()),
+                         [](const ::testing::TestParamInfo<FlippedCase>& info) {
+                           return info.param.model.model + "_" + info.param.model.mode + "_" + info.param.flip;
+                         });
 
 // googlenet and inception_v3 return NamedTuples: optimized, saved and loaded back, the output is
 // still the NamedTuple, field by field (the None field stays None).

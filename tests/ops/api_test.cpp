@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ops/registry.h"
+#include "support/kernel_flips.h"
 #include "support/test_support.h"
 #include "tvk/vulkan_info.h"
 
@@ -108,9 +109,11 @@ TEST(OpsApi, ConvolutionOutputLargerThanOneStorageBindingIsWrittenInParts) {
   const Tensor w = randn({16, 4, 1, 1}, 8);
   const Tensor b = randn({16}, 9);
   const Tensor expected = conv2d(x, w, b);
-  const Tensor got = conv2d(x.vulkan(), w.vulkan(), b.vulkan()).cpu();
-  EXPECT_EQ(got.sizes(), expected.sizes());
-  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+  testing_support::for_each_kernel_flip([&] {
+    const Tensor got = conv2d(x.vulkan(), w.vulkan(), b.vulkan()).cpu();
+    EXPECT_EQ(got.sizes(), expected.sizes());
+    EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+  });
 }
 
 TEST(OpsApi, LinearWithAWeightLargerThanOneStorageBindingOnVulkan) {
@@ -129,30 +132,34 @@ TEST(OpsApi, LinearWithAWeightLargerThanOneStorageBindingOnVulkan) {
 
 TEST(OpsApi, PackedLinearWithMoreThan65535InputsOnVulkan) {
   TVK_NEED_VULKAN();
-  // lavapipe stops a shader loop after 65535 iterations: a long row is split over invocations.
-  const int64_t in = 70000, out = 5;
-  const Tensor x = randn({2, in}, 11);
-  const Tensor w = randn({out, in}, 12);
-  const Tensor b = randn({out}, 13);
-  const Tensor expected = linear(x, w, b);
-  const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
-  const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
-  EXPECT_EQ(got.sizes(), expected.sizes());
-  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+  testing_support::for_each_kernel_flip([&] {
+    // lavapipe stops a shader loop after 65535 iterations: a long row is split over invocations.
+    const int64_t in = 70000, out = 5;
+    const Tensor x = randn({2, in}, 11);
+    const Tensor w = randn({out, in}, 12);
+    const Tensor b = randn({out}, 13);
+    const Tensor expected = linear(x, w, b);
+    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
+    const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+    EXPECT_EQ(got.sizes(), expected.sizes());
+    EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+  });
 }
 
 TEST(OpsApi, PackedLinearOverManyRowsOnVulkan) {
   TVK_NEED_VULKAN();
-  // 16+ rows take the tiled kernel (gemm_tiled.glsl): 2 x 50 rows are two row tiles, 70 outputs
-  // two column tiles (the last not a multiple of 4), 37 inputs three K steps.
-  const Tensor x = randn({2, 50, 37}, 17);
-  const Tensor w = randn({70, 37}, 18);
-  const Tensor b = randn({70}, 19);
-  const Tensor expected = linear(x, w, b);
-  const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
-  const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
-  EXPECT_EQ(got.sizes(), expected.sizes());
-  EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+  testing_support::for_each_kernel_flip([&] {
+    // 16+ rows take the tiled kernel (gemm_tiled.glsl): 2 x 50 rows are two row tiles, 70 outputs
+    // two column tiles (the last not a multiple of 4), 37 inputs three K steps.
+    const Tensor x = randn({2, 50, 37}, 17);
+    const Tensor w = randn({70, 37}, 18);
+    const Tensor b = randn({70}, 19);
+    const Tensor expected = linear(x, w, b);
+    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
+    const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+    EXPECT_EQ(got.sizes(), expected.sizes());
+    EXPECT_LE(max_abs_diff(got, expected), 1e-4 * testing_support::max_abs(expected));
+  });
 }
 
 // fp16 precision on matrix products of 16+ rows: on devices with cooperative matrices they run
@@ -163,51 +170,53 @@ TEST(OpsApi, PackedLinearOverManyRowsOnVulkan) {
 // this test with each of the kernel's other tile shapes).
 TEST(OpsApi, Fp16MatrixProductsStayWithinOnePercentOfFp32) {
   TVK_NEED_VULKAN();
-  struct RestoreFp32 {
-    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
-  } restore;
-  const Tensor a = randn({70, 300}, 41), b = randn({300, 90}, 42);
-  const Tensor ba = randn({3, 33, 40}, 43), bb = randn({3, 40, 65}, 44);
-  const Tensor bias = randn({90}, 45);
-  const Tensor q = randn({2, 4, 37, 64}, 46), k = randn({2, 4, 37, 64}, 47);
-  const Tensor x = randn({129, 96}, 48), w = randn({130, 96}, 49), lb = randn({130}, 50);
-  const Tensor at = randn({300, 70}, 51), va = randn({3, 37, 37}, 52), vb = randn({3, 37, 64}, 53);
-  const Tensor ox = randn({45, 97}, 58), ow = randn({33, 97}, 59);  // w^T: unit stride along k, no quads
-  const Tensor wide_a = randn({1100, 64}, 54), wide_b = randn({64, 1100}, 55);
-  const Tensor many_a = randn({16, 520, 16}, 56), many_b = randn({16, 16, 520}, 57);
-  auto run_all = [&](bool on_vulkan) {
-    auto dev = [on_vulkan](const Tensor& t) { return on_vulkan ? t.vulkan() : t; };
-    std::vector<Tensor> out;
-    out.push_back(mm(dev(a), dev(b)));
-    out.push_back(bmm(dev(ba), dev(bb)));
-    out.push_back(addmm(dev(bias), dev(a), dev(b), 0.5, 2.0));
-    out.push_back(matmul(dev(q), transpose(dev(k), 2, 3)));
-    out.push_back(linear(dev(x), dev(w), dev(lb)));
-    out.push_back(mm(t(dev(at)), dev(b)));
-    out.push_back(linear(dev(ox), dev(ow)));
-    out.push_back(bmm(dev(va), dev(vb)));
-    out.push_back(mm(dev(wide_a), dev(wide_b)));
-    out.push_back(bmm(dev(many_a), dev(many_b)));
-    for (Tensor& t : out) t = t.cpu();
-    return out;
-  };
-  const std::vector<Tensor> expected = run_all(false);
-  set_vulkan_precision(Precision::FP32);
-  const std::vector<Tensor> full = run_all(true);
-  set_vulkan_precision(Precision::FP16);
-  const std::vector<Tensor> half = run_all(true);
-  bool tensor_cores = false;
-  for (const VulkanDeviceInfo& d : vulkan_info().devices) tensor_cores |= d.selected && !d.cooperative_matrix.empty();
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const double scale = testing_support::max_abs(expected[i]);
-    EXPECT_EQ(half[i].sizes(), expected[i].sizes()) << "case " << i;
-    EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-4 * scale) << "case " << i;
-    EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
-    // Tensor cores round every operand to fp16; other devices keep these fp32 products exact.
-    if (tensor_cores) {
-      EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": tensor cores unused";
+  testing_support::for_each_kernel_flip([&] {
+    struct RestoreFp32 {
+      ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+    } restore;
+    const Tensor a = randn({70, 300}, 41), b = randn({300, 90}, 42);
+    const Tensor ba = randn({3, 33, 40}, 43), bb = randn({3, 40, 65}, 44);
+    const Tensor bias = randn({90}, 45);
+    const Tensor q = randn({2, 4, 37, 64}, 46), k = randn({2, 4, 37, 64}, 47);
+    const Tensor x = randn({129, 96}, 48), w = randn({130, 96}, 49), lb = randn({130}, 50);
+    const Tensor at = randn({300, 70}, 51), va = randn({3, 37, 37}, 52), vb = randn({3, 37, 64}, 53);
+    const Tensor ox = randn({45, 97}, 58), ow = randn({33, 97}, 59);  // w^T: unit stride along k, no quads
+    const Tensor wide_a = randn({1100, 64}, 54), wide_b = randn({64, 1100}, 55);
+    const Tensor many_a = randn({16, 520, 16}, 56), many_b = randn({16, 16, 520}, 57);
+    auto run_all = [&](bool on_vulkan) {
+      auto dev = [on_vulkan](const Tensor& t) { return on_vulkan ? t.vulkan() : t; };
+      std::vector<Tensor> out;
+      out.push_back(mm(dev(a), dev(b)));
+      out.push_back(bmm(dev(ba), dev(bb)));
+      out.push_back(addmm(dev(bias), dev(a), dev(b), 0.5, 2.0));
+      out.push_back(matmul(dev(q), transpose(dev(k), 2, 3)));
+      out.push_back(linear(dev(x), dev(w), dev(lb)));
+      out.push_back(mm(t(dev(at)), dev(b)));
+      out.push_back(linear(dev(ox), dev(ow)));
+      out.push_back(bmm(dev(va), dev(vb)));
+      out.push_back(mm(dev(wide_a), dev(wide_b)));
+      out.push_back(bmm(dev(many_a), dev(many_b)));
+      for (Tensor& t : out) t = t.cpu();
+      return out;
+    };
+    const std::vector<Tensor> expected = run_all(false);
+    set_vulkan_precision(Precision::FP32);
+    const std::vector<Tensor> full = run_all(true);
+    set_vulkan_precision(Precision::FP16);
+    const std::vector<Tensor> half = run_all(true);
+    bool tensor_cores = false;
+    for (const VulkanDeviceInfo& d : vulkan_info().devices) tensor_cores |= d.selected && !d.cooperative_matrix.empty();
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const double scale = testing_support::max_abs(expected[i]);
+      EXPECT_EQ(half[i].sizes(), expected[i].sizes()) << "case " << i;
+      EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-4 * scale) << "case " << i;
+      EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
+      // Tensor cores round every operand to fp16; other devices keep these fp32 products exact.
+      if (tensor_cores) {
+        EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": tensor cores unused";
+      }
     }
-  }
+  });
 }
 
 // fp16 precision (issue 9): convolution and packed linear weights stored as 16-bit floats.
@@ -215,55 +224,57 @@ TEST(OpsApi, Fp16MatrixProductsStayWithinOnePercentOfFp32) {
 // depthwise convolution's, which stay fp32 (so their outputs equal fp32's).
 TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
   TVK_NEED_VULKAN();
-  struct RestoreFp32 {
-    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
-  } restore;
-  const Tensor x = randn({2, 16, 20, 20}, 21);
-  const Tensor w = randn({24, 16, 3, 3}, 22), b = randn({24}, 23);
-  const Tensor dw = randn({16, 1, 3, 3}, 24), db = randn({16}, 25);
-  const Tensor lx = randn({3, 300}, 26), lw = randn({50, 300}, 27), lb = randn({50}, 28);
-  const Tensor tx = randn({40, 300}, 32);  // 16+ rows: the tiled kernel
-  // Batch 1, 96 channels, 1x1: conv2d_split on GPUs (and under TVK_REDUCTION_SPLIT); and 3x3.
-  const Tensor px = randn({1, 96, 6, 6}, 29), pw = randn({20, 96, 1, 1}, 30), pb = randn({20}, 31);
-  const Tensor kw = randn({20, 96, 3, 3}, 33);
-  // A stem (3 input channels) keeps fp32 weights in fp16; with TVK_CONV_GEMM=1 its product takes
-  // im2col + GEMM with the patch matrix in halves beside them (as on tensor cores).
-  const Tensor sx = randn({2, 3, 20, 20}, 34), sw = randn({24, 3, 3, 3}, 35);
-  auto run_all = [&] {
-    std::vector<Tensor> out;
-    // Stride 1 (Winograd from batch 2) and stride 2 (im2col + GEMM under TVK_CONV_GEMM=1, with
-    // the patches in halves in fp16, as Winograd's transformed inputs are).
-    out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}).cpu());
-    out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}).cpu());
-    out.push_back(conv2d(px.vulkan(), kw.vulkan(), pb.vulkan(), {1}, {1}).cpu());
-    out.push_back(conv2d(x.vulkan(), dw.vulkan(), db.vulkan(), {1}, {1}, {1}, 16).cpu());
-    out.push_back(conv2d(px.vulkan(), pw.vulkan(), pb.vulkan()).cpu());
-    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
-    out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu());
-    out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(tx.vulkan()), ctx}).toTensor().cpu());
-    out.push_back(conv2d(sx.vulkan(), sw.vulkan(), b.vulkan(), {2}, {1}).cpu());
-    return out;
-  };
-  const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, w, b, {2}, {1}),
-                                     conv2d(px, kw, pb, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16),
-                                     conv2d(px, pw, pb), linear(lx, lw, lb), linear(tx, lw, lb),
-                                     conv2d(sx, sw, b, {2}, {1})};
-  const size_t stem = expected.size() - 1, depthwise = 3;
-  const bool stem_patches_in_halves = testing_support::env_or("TVK_CONV_GEMM", "") == "1";
-  set_vulkan_precision(Precision::FP32);
-  const std::vector<Tensor> full = run_all();
-  set_vulkan_precision(Precision::FP16);
-  EXPECT_EQ(vulkan_precision(), Precision::FP16);
-  const std::vector<Tensor> half = run_all();
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const double scale = testing_support::max_abs(expected[i]);
-    EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-4 * scale) << "case " << i;
-    EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
-    if ((i == stem && !stem_patches_in_halves) || i == depthwise)
-      EXPECT_EQ(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": the weights were rounded to fp16";
-    else
-      EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": fp16 weights were not used";
-  }
+  testing_support::for_each_kernel_flip([&] {
+    struct RestoreFp32 {
+      ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+    } restore;
+    const Tensor x = randn({2, 16, 20, 20}, 21);
+    const Tensor w = randn({24, 16, 3, 3}, 22), b = randn({24}, 23);
+    const Tensor dw = randn({16, 1, 3, 3}, 24), db = randn({16}, 25);
+    const Tensor lx = randn({3, 300}, 26), lw = randn({50, 300}, 27), lb = randn({50}, 28);
+    const Tensor tx = randn({40, 300}, 32);  // 16+ rows: the tiled kernel
+    // Batch 1, 96 channels, 1x1: conv2d_split on GPUs (and under the split4 flip); and 3x3.
+    const Tensor px = randn({1, 96, 6, 6}, 29), pw = randn({20, 96, 1, 1}, 30), pb = randn({20}, 31);
+    const Tensor kw = randn({20, 96, 3, 3}, 33);
+    // A stem (3 input channels) keeps fp32 weights in fp16; under the conv_gemm flip its product takes
+    // im2col + GEMM with the patch matrix in halves beside them (as on tensor cores).
+    const Tensor sx = randn({2, 3, 20, 20}, 34), sw = randn({24, 3, 3, 3}, 35);
+    auto run_all = [&] {
+      std::vector<Tensor> out;
+      // Stride 1 (Winograd from batch 2) and stride 2 (im2col + GEMM under the conv_gemm flip, with
+      // the patches in halves in fp16, as Winograd's transformed inputs are).
+      out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}).cpu());
+      out.push_back(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}).cpu());
+      out.push_back(conv2d(px.vulkan(), kw.vulkan(), pb.vulkan(), {1}, {1}).cpu());
+      out.push_back(conv2d(x.vulkan(), dw.vulkan(), db.vulkan(), {1}, {1}, {1}, 16).cpu());
+      out.push_back(conv2d(px.vulkan(), pw.vulkan(), pb.vulkan()).cpu());
+      const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
+      out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu());
+      out.push_back(ops::call("vulkan_prepack::run_linear_context", {IValue(tx.vulkan()), ctx}).toTensor().cpu());
+      out.push_back(conv2d(sx.vulkan(), sw.vulkan(), b.vulkan(), {2}, {1}).cpu());
+      return out;
+    };
+    const std::vector<Tensor> expected{conv2d(x, w, b, {1}, {1}), conv2d(x, w, b, {2}, {1}),
+                                       conv2d(px, kw, pb, {1}, {1}), conv2d(x, dw, db, {1}, {1}, {1}, 16),
+                                       conv2d(px, pw, pb), linear(lx, lw, lb), linear(tx, lw, lb),
+                                       conv2d(sx, sw, b, {2}, {1})};
+    const size_t stem = expected.size() - 1, depthwise = 3;
+    const bool stem_patches_in_halves = vulkan::kernel_options().conv_gemm == vulkan::Toggle::On;
+    set_vulkan_precision(Precision::FP32);
+    const std::vector<Tensor> full = run_all();
+    set_vulkan_precision(Precision::FP16);
+    EXPECT_EQ(vulkan_precision(), Precision::FP16);
+    const std::vector<Tensor> half = run_all();
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const double scale = testing_support::max_abs(expected[i]);
+      EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-4 * scale) << "case " << i;
+      EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-2 * scale) << "case " << i;
+      if ((i == stem && !stem_patches_in_halves) || i == depthwise)
+        EXPECT_EQ(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": the weights were rounded to fp16";
+      else
+        EXPECT_GT(max_abs_diff(half[i], full[i]), 0.0) << "case " << i << ": fp16 weights were not used";
+    }
+  });
 }
 
 // fp16 precision rounds weights, not the activations they multiply, in the kernels that keep
@@ -272,38 +283,40 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
 // kept as a second fp16 operand) give fp32's outputs up to the order of their sums.
 TEST(OpsApi, Fp16KeepsActivationsOfMatrixProductsInFp32) {
   TVK_NEED_VULKAN();
-  struct RestoreFp32 {
-    ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
-  } restore;
-  // Multiples of 2^-8 below 8 in magnitude: 11 significant bits at most, exact in fp16.
-  auto exact_in_fp16 = [](Tensor t) {
-    float* v = t.data<float>();
-    for (int64_t i = 0; i < t.numel(); ++i) v[i] = std::clamp(std::round(v[i] * 256.0f), -2047.0f, 2047.0f) / 256.0f;
-    return t;
-  };
-  const Tensor lx = randn({40, 300}, 60), lw = exact_in_fp16(randn({50, 300}, 61)), lb = exact_in_fp16(randn({50}, 62));
-  const Tensor px = randn({2, 64, 9, 9}, 63), pw = exact_in_fp16(randn({48, 64, 1, 1}, 64));
-  const Tensor pb = exact_in_fp16(randn({48}, 65));
-  auto run_all = [&] {
-    const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
-    const IValue conv = ops::call("vulkan_prepack::create_conv2d_context",
-                                  {IValue(pw), IValue(pb), IValue(IntList{1, 1}), IValue(IntList{0, 0}),
-                                   IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-    return std::vector<Tensor>{
-        ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu(),
-        ops::call("vulkan_prepack::run_conv2d_context", {IValue(px.vulkan()), conv}).toTensor().cpu()};
-  };
-  set_vulkan_precision(Precision::FP32);
-  const std::vector<Tensor> full = run_all();
-  set_vulkan_precision(Precision::FP16);
-  const std::vector<Tensor> half = run_all();
-  const std::vector<Tensor> expected{linear(lx, lw, lb), conv2d(px, pw, pb)};
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const double scale = testing_support::max_abs(expected[i]);
-    EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-5 * scale) << "case " << i;
-    // Rounding the activations to fp16 put these 2.5e-4 and 2.1e-4 off on the H200.
-    EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-5 * scale) << "case " << i;
-  }
+  testing_support::for_each_kernel_flip([&] {
+    struct RestoreFp32 {
+      ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+    } restore;
+    // Multiples of 2^-8 below 8 in magnitude: 11 significant bits at most, exact in fp16.
+    auto exact_in_fp16 = [](Tensor t) {
+      float* v = t.data<float>();
+      for (int64_t i = 0; i < t.numel(); ++i) v[i] = std::clamp(std::round(v[i] * 256.0f), -2047.0f, 2047.0f) / 256.0f;
+      return t;
+    };
+    const Tensor lx = randn({40, 300}, 60), lw = exact_in_fp16(randn({50, 300}, 61)), lb = exact_in_fp16(randn({50}, 62));
+    const Tensor px = randn({2, 64, 9, 9}, 63), pw = exact_in_fp16(randn({48, 64, 1, 1}, 64));
+    const Tensor pb = exact_in_fp16(randn({48}, 65));
+    auto run_all = [&] {
+      const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
+      const IValue conv = ops::call("vulkan_prepack::create_conv2d_context",
+                                    {IValue(pw), IValue(pb), IValue(IntList{1, 1}), IValue(IntList{0, 0}),
+                                     IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+      return std::vector<Tensor>{
+          ops::call("vulkan_prepack::run_linear_context", {IValue(lx.vulkan()), ctx}).toTensor().cpu(),
+          ops::call("vulkan_prepack::run_conv2d_context", {IValue(px.vulkan()), conv}).toTensor().cpu()};
+    };
+    set_vulkan_precision(Precision::FP32);
+    const std::vector<Tensor> full = run_all();
+    set_vulkan_precision(Precision::FP16);
+    const std::vector<Tensor> half = run_all();
+    const std::vector<Tensor> expected{linear(lx, lw, lb), conv2d(px, pw, pb)};
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const double scale = testing_support::max_abs(expected[i]);
+      EXPECT_LE(max_abs_diff(full[i], expected[i]), 1e-5 * scale) << "case " << i;
+      // Rounding the activations to fp16 put these 2.5e-4 and 2.1e-4 off on the H200.
+      EXPECT_LE(max_abs_diff(half[i], expected[i]), 1e-5 * scale) << "case " << i;
+    }
+  });
 }
 
 // fp32 matrix products keep fp32's accuracy at any scale: over operands of mixed scales, of 1e-6
@@ -359,49 +372,52 @@ TEST(OpsApi, Fp32MatrixProductsKeepTheirBitsAtAnyScale) {
 
 // On GPUs a packed convolution holds only what batch 1 reads (conv2d_split's packing) until a
 // call of batch 2+: Winograd's sets (4x the weights) and the GEMM's matrix are made then, from
-// the context's host copy, and give the results they gave when made at packing. SplitK.op_tests
-// runs this with the GPU kernels on lavapipe, whose own kernels pack everything at once.
+// the context's host copy, and give the results they gave when made at packing. The split4
+// flip runs this with the GPU kernels on lavapipe, whose own kernels pack everything at once.
 TEST(OpsApi, PackedConvolutionsMakeBatchWeightsAtFirstUse) {
   TVK_NEED_VULKAN();
-  const Tensor w = randn({64, 64, 3, 3}, 70), b = randn({64}, 71);
-  const Tensor x1 = randn({1, 64, 12, 12}, 72), x2 = randn({2, 64, 12, 12}, 73);
-  auto context = [&](int64_t stride) {
-    return ops::call("vulkan_prepack::create_conv2d_context",
-                     {IValue(w), IValue(b), IValue(IntList{stride, stride}), IValue(IntList{1, 1}),
-                      IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-  };
-  auto run = [](const IValue& ctx, const Tensor& x) {
-    return ops::call("vulkan_prepack::run_conv2d_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
-  };
-  vulkan_synchronize();
-  const uint64_t start = vulkan_counters().used_bytes;
-  // Stride 1: Winograd at batch 2+ on GPUs; stride 2: the implicit GEMM's matrix.
-  const IValue same = context(1), strided = context(2);
-  std::vector<Tensor> out{run(same, x1), run(strided, x1)};
-  vulkan_synchronize();
-  const uint64_t at_batch1 = vulkan_counters().used_bytes - start;
-  out.push_back(run(same, x2));
-  out.push_back(run(strided, x2));
-  out.push_back(run(same, x2));  // made once: the second call reuses them
-  vulkan_synchronize();
-  const uint64_t at_batch2 = vulkan_counters().used_bytes - start;
-  const std::vector<Tensor> expected{conv2d(x1, w, b, {1}, {1}), conv2d(x1, w, b, {2}, {1}), conv2d(x2, w, b, {1}, {1}),
-                                     conv2d(x2, w, b, {2}, {1}), conv2d(x2, w, b, {1}, {1})};
-  for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_LE(max_abs_diff(out[i], expected[i]), 1e-4 * testing_support::max_abs(expected[i])) << "case " << i;
-  // Where the GPU kernels run in fp32 with their defaults, both contexts defer.
-  const VulkanInfo info = vulkan_info();
-  bool gpu_kernels = !testing_support::env_or("TVK_REDUCTION_SPLIT", "").empty();
-  for (const VulkanDeviceInfo& d : info.devices) gpu_kernels |= d.selected && d.type != "CPU";
-  const bool deferred = gpu_kernels && vulkan_precision() == Precision::FP32 &&
-                        testing_support::env_or("TVK_CONV_GEMM", "").empty() &&
-                        testing_support::env_or("TVK_GEMM_TILE128", "1") != "0";
-  if (deferred) {
-    const uint64_t weight_bytes = static_cast<uint64_t>(w.nbytes() + b.nbytes());
-    const uint64_t winograd_bytes = 36 * 64 * 64 * sizeof(float);
-    EXPECT_LT(at_batch1, 3 * weight_bytes) << "batch 1 held more than one packing of each context's weights";
-    EXPECT_GE(at_batch2, at_batch1 + winograd_bytes + w.nbytes()) << "batch 2 made no Winograd sets or GEMM matrix";
-  }
+  testing_support::for_each_kernel_flip([&] {
+    const Tensor w = randn({64, 64, 3, 3}, 70), b = randn({64}, 71);
+    const Tensor x1 = randn({1, 64, 12, 12}, 72), x2 = randn({2, 64, 12, 12}, 73);
+    auto context = [&](int64_t stride) {
+      return ops::call("vulkan_prepack::create_conv2d_context",
+                       {IValue(w), IValue(b), IValue(IntList{stride, stride}), IValue(IntList{1, 1}),
+                        IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+    };
+    auto run = [](const IValue& ctx, const Tensor& x) {
+      return ops::call("vulkan_prepack::run_conv2d_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+    };
+    vulkan_synchronize();
+    const uint64_t start = vulkan_counters().used_bytes;
+    // Stride 1: Winograd at batch 2+ on GPUs; stride 2: the implicit GEMM's matrix.
+    const IValue same = context(1), strided = context(2);
+    std::vector<Tensor> out{run(same, x1), run(strided, x1)};
+    vulkan_synchronize();
+    const uint64_t at_batch1 = vulkan_counters().used_bytes - start;
+    out.push_back(run(same, x2));
+    out.push_back(run(strided, x2));
+    out.push_back(run(same, x2));  // made once: the second call reuses them
+    vulkan_synchronize();
+    const uint64_t at_batch2 = vulkan_counters().used_bytes - start;
+    const std::vector<Tensor> expected{conv2d(x1, w, b, {1}, {1}), conv2d(x1, w, b, {2}, {1}), conv2d(x2, w, b, {1}, {1}),
+                                       conv2d(x2, w, b, {2}, {1}), conv2d(x2, w, b, {1}, {1})};
+    for (size_t i = 0; i < expected.size(); ++i)
+      EXPECT_LE(max_abs_diff(out[i], expected[i]), 1e-4 * testing_support::max_abs(expected[i])) << "case " << i;
+    // Where the GPU kernels run in fp32 with their defaults, both contexts defer.
+    const VulkanInfo info = vulkan_info();
+    const vulkan::KernelOptions& options = vulkan::kernel_options();
+    bool gpu_kernels = options.reduction_split > 0 || options.gpu_shapes == vulkan::Toggle::On;
+    for (const VulkanDeviceInfo& d : info.devices) gpu_kernels |= d.selected && d.type != "CPU";
+    const bool deferred = gpu_kernels && vulkan_precision() == Precision::FP32 &&
+                          options.conv_gemm == vulkan::Toggle::Auto && options.gemm_tile128 &&
+                          options.winograd && options.defer_weights;
+    if (deferred) {
+      const uint64_t weight_bytes = static_cast<uint64_t>(w.nbytes() + b.nbytes());
+      const uint64_t winograd_bytes = 36 * 64 * 64 * sizeof(float);
+      EXPECT_LT(at_batch1, 3 * weight_bytes) << "batch 1 held more than one packing of each context's weights";
+      EXPECT_GE(at_batch2, at_batch1 + winograd_bytes + w.nbytes()) << "batch 2 made no Winograd sets or GEMM matrix";
+    }
+  });
 }
 
 // tvk::run_conv2d_contexts_cat (what squeezenet's fire modules become when loaded): at batch 1
@@ -410,169 +426,175 @@ TEST(OpsApi, PackedConvolutionsMakeBatchWeightsAtFirstUse) {
 // against the CPU's conv2d + clamp + cat.
 TEST(OpsApi, PackedConvolutionsConcatenatedOnVulkan) {
   TVK_NEED_VULKAN();
-  const Tensor w1 = randn({12, 16, 1, 1}, 40), b1 = randn({12}, 41);
-  const Tensor w2 = randn({5, 8, 3, 3}, 42), b2 = randn({5}, 43);
-  const Tensor w3 = randn({20, 8, 3, 3}, 44);
-  auto context = [](const Tensor& w, const Tensor& b, int64_t pad, IValue lo, IValue hi) {
-    return ops::call("vulkan_prepack::create_conv2d_context",
-                     {IValue(w), b.defined() ? IValue(b) : IValue(), IValue(IntList{1, 1}), IValue(IntList{pad, pad}),
-                      IValue(IntList{1, 1}), IValue(int64_t{1}), std::move(lo), std::move(hi)});
-  };
-  const IValue c1 = context(w1, b1, 0, IValue(0.0), IValue()), c2 = context(w2, b2, 1, IValue(0.0), IValue(6.0));
-  const IValue c3 = context(w3, Tensor(), 1, IValue(), IValue());
-  auto fused = [](const List& inputs, const std::vector<IValue>& contexts, int64_t dim) {
-    return ops::call("tvk::run_conv2d_contexts_cat", {IValue::list(inputs), IValue::list(List(contexts)), IValue(dim)})
-        .toTensor();
-  };
-  for (const IntList& plane : {IntList{8, 8}, IntList{9, 7}})
-    for (int64_t batch : {1, 2}) {
-      const Tensor x1 = randn({batch, 16, plane[0], plane[1]}, 45), x2 = randn({batch, 8, plane[0], plane[1]}, 46);
-      // Slices start at multiples of 256 bytes on 8x8 planes. On 9x7 ones, 5 channels end at
-      // byte 1260, not a multiple of 16 (lavapipe's and NVIDIA's alignment): the slices after
-      // them go through the fallback's cat there.
-      const std::vector<std::pair<std::vector<IValue>, Tensor>> cases{
-          {{c1, c3}, cat({clamp(conv2d(x1, w1, b1), 0.0, std::nullopt), conv2d(x2, w3, Tensor(), {1}, {1})}, 1)},
-          {{c1, c2, c3},
-           cat({clamp(conv2d(x1, w1, b1), 0.0, std::nullopt), clamp(conv2d(x2, w2, b2, {1}, {1}), 0.0, 6.0),
-                conv2d(x2, w3, Tensor(), {1}, {1})},
-               1)},
-          {{c2, c3}, cat({clamp(conv2d(x2, w2, b2, {1}, {1}), 0.0, 6.0), conv2d(x2, w3, Tensor(), {1}, {1})}, 1)}};
-      for (size_t i = 0; i < cases.size(); ++i) {
-        List inputs;
-        for (const IValue& c : cases[i].first)
-          inputs.emplace_back(c.toObject() == c1.toObject() ? x1.vulkan() : x2.vulkan());
-        for (int64_t dim : {1, -3}) {
-          const Tensor got = fused(inputs, cases[i].first, dim);
-          EXPECT_EQ(got.device(), Device::Vulkan);
-          EXPECT_EQ(got.sizes(), cases[i].second.sizes());
-          EXPECT_LE(max_abs_diff(got.cpu(), cases[i].second), 1e-4 * testing_support::max_abs(cases[i].second))
-              << "batch " << batch << ", plane " << plane[0] << "x" << plane[1] << ", case " << i << ", dim " << dim;
+  testing_support::for_each_kernel_flip([&] {
+    const Tensor w1 = randn({12, 16, 1, 1}, 40), b1 = randn({12}, 41);
+    const Tensor w2 = randn({5, 8, 3, 3}, 42), b2 = randn({5}, 43);
+    const Tensor w3 = randn({20, 8, 3, 3}, 44);
+    auto context = [](const Tensor& w, const Tensor& b, int64_t pad, IValue lo, IValue hi) {
+      return ops::call("vulkan_prepack::create_conv2d_context",
+                       {IValue(w), b.defined() ? IValue(b) : IValue(), IValue(IntList{1, 1}), IValue(IntList{pad, pad}),
+                        IValue(IntList{1, 1}), IValue(int64_t{1}), std::move(lo), std::move(hi)});
+    };
+    const IValue c1 = context(w1, b1, 0, IValue(0.0), IValue()), c2 = context(w2, b2, 1, IValue(0.0), IValue(6.0));
+    const IValue c3 = context(w3, Tensor(), 1, IValue(), IValue());
+    auto fused = [](const List& inputs, const std::vector<IValue>& contexts, int64_t dim) {
+      return ops::call("tvk::run_conv2d_contexts_cat", {IValue::list(inputs), IValue::list(List(contexts)), IValue(dim)})
+          .toTensor();
+    };
+    for (const IntList& plane : {IntList{8, 8}, IntList{9, 7}})
+      for (int64_t batch : {1, 2}) {
+        const Tensor x1 = randn({batch, 16, plane[0], plane[1]}, 45), x2 = randn({batch, 8, plane[0], plane[1]}, 46);
+        // Slices start at multiples of 256 bytes on 8x8 planes. On 9x7 ones, 5 channels end at
+        // byte 1260, not a multiple of 16 (lavapipe's and NVIDIA's alignment): the slices after
+        // them go through the fallback's cat there.
+        const std::vector<std::pair<std::vector<IValue>, Tensor>> cases{
+            {{c1, c3}, cat({clamp(conv2d(x1, w1, b1), 0.0, std::nullopt), conv2d(x2, w3, Tensor(), {1}, {1})}, 1)},
+            {{c1, c2, c3},
+             cat({clamp(conv2d(x1, w1, b1), 0.0, std::nullopt), clamp(conv2d(x2, w2, b2, {1}, {1}), 0.0, 6.0),
+                  conv2d(x2, w3, Tensor(), {1}, {1})},
+                 1)},
+            {{c2, c3}, cat({clamp(conv2d(x2, w2, b2, {1}, {1}), 0.0, 6.0), conv2d(x2, w3, Tensor(), {1}, {1})}, 1)}};
+        for (size_t i = 0; i < cases.size(); ++i) {
+          List inputs;
+          for (const IValue& c : cases[i].first)
+            inputs.emplace_back(c.toObject() == c1.toObject() ? x1.vulkan() : x2.vulkan());
+          for (int64_t dim : {1, -3}) {
+            const Tensor got = fused(inputs, cases[i].first, dim);
+            EXPECT_EQ(got.device(), Device::Vulkan);
+            EXPECT_EQ(got.sizes(), cases[i].second.sizes());
+            EXPECT_LE(max_abs_diff(got.cpu(), cases[i].second), 1e-4 * testing_support::max_abs(cases[i].second))
+                << "batch " << batch << ", plane " << plane[0] << "x" << plane[1] << ", case " << i << ", dim " << dim;
+          }
         }
       }
-    }
-  // In place, the result costs the convolutions' dispatches and no copy.
-  const Tensor x1 = randn({1, 16, 8, 8}, 45).vulkan(), x2 = randn({1, 8, 8, 8}, 46).vulkan();
-  uint64_t before = vulkan_counters().dispatches;
-  ops::call("vulkan_prepack::run_conv2d_context", {IValue(x1), c1});
-  ops::call("vulkan_prepack::run_conv2d_context", {IValue(x2), c3});
-  const uint64_t separate = vulkan_counters().dispatches - before;
-  before = vulkan_counters().dispatches;
-  fused(List{IValue(x1), IValue(x2)}, {c1, c3}, 1);
-  EXPECT_EQ(vulkan_counters().dispatches - before, separate);
-  // Outputs of different planes cannot be concatenated along channels.
-  const Tensor small = randn({1, 16, 4, 4}, 47);
-  EXPECT_THROW(ops::call("tvk::run_conv2d_contexts_cat",
-                         {IValue::list(List{IValue(small.vulkan()), IValue(randn({1, 8, 9, 7}, 48).vulkan())}),
-                          IValue::list(List{c1, c3}), IValue(int64_t{1})}),
-               Error);
+    // In place, the result costs the convolutions' dispatches and no copy.
+    const Tensor x1 = randn({1, 16, 8, 8}, 45).vulkan(), x2 = randn({1, 8, 8, 8}, 46).vulkan();
+    uint64_t before = vulkan_counters().dispatches;
+    ops::call("vulkan_prepack::run_conv2d_context", {IValue(x1), c1});
+    ops::call("vulkan_prepack::run_conv2d_context", {IValue(x2), c3});
+    const uint64_t separate = vulkan_counters().dispatches - before;
+    before = vulkan_counters().dispatches;
+    fused(List{IValue(x1), IValue(x2)}, {c1, c3}, 1);
+    EXPECT_EQ(vulkan_counters().dispatches - before, separate);
+    // Outputs of different planes cannot be concatenated along channels.
+    const Tensor small = randn({1, 16, 4, 4}, 47);
+    EXPECT_THROW(ops::call("tvk::run_conv2d_contexts_cat",
+                           {IValue::list(List{IValue(small.vulkan()), IValue(randn({1, 8, 9, 7}, 48).vulkan())}),
+                            IValue::list(List{c1, c3}), IValue(int64_t{1})}),
+                 Error);
+  });
 }
 
 // Convolutions of batch 2+ large enough for gemm_tile128 (128 x 128 tiles), where GPUs run them
-// as GEMMs in fp32 (conv_gemm_fp32; SplitK.op_tests forces the GPU choices on lavapipe):
+// as GEMMs in fp32 (conv_gemm_fp32; the split4 flip takes the GPU choices on lavapipe):
 // Winograd's products, im2col'd stride-2 layers over planes that are not whole texels (scalar
 // stores), a fused residual and clamp, 64 output channels (64-row tiles) and 128 columns; the
 // im2col'd ones as one product over the batch (TVK_IM2COL_ONE_PRODUCT=0: one per image), and
 // products split along K. Elsewhere the same calls run the other kernels.
 TEST(OpsApi, ConvolutionsAsLargeGemmsMatchCpu) {
   TVK_NEED_VULKAN();
-  const Tensor x = randn({2, 24, 66, 66}, 50), w = randn({72, 24, 3, 3}, 51), b = randn({72}, 52);
-  const Tensor odd = randn({2, 24, 41, 41}, 53);
-  auto close = [](const Tensor& gpu, const Tensor& cpu, const char* what) {
-    EXPECT_EQ(gpu.sizes(), cpu.sizes()) << what;
-    EXPECT_LE(max_abs_diff(gpu.cpu(), cpu), 1e-4 * testing_support::max_abs(cpu)) << what;
-  };
-  close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x, w, b, {1}, {1}), "3x3 stride 1");
-  close(conv2d(odd.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}), conv2d(odd, w, b, {2}, {1}), "3x3 stride 2, 21x21");
-  const Tensor w64 = randn({64, 24, 3, 3}, 55), b64 = randn({64}, 56);
-  close(conv2d(x.vulkan(), w64.vulkan(), b64.vulkan(), {1}, {1}), conv2d(x, w64, b64, {1}, {1}), "64 channels");
-  close(conv2d(odd.vulkan(), w64.vulkan(), b64.vulkan(), {2}, {1}), conv2d(odd, w64, b64, {2}, {1}),
-        "64 channels, stride 2");
-  const Tensor x32 = randn({2, 24, 32, 32}, 57);  // Winograd: 2 x 64 tiles, 128 columns
-  close(conv2d(x32.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x32, w, b, {1}, {1}), "128 columns");
-  // The packed convolution with a fused residual and relu (tvk::run_conv2d_context_add) against
-  // the CPU's conv, add and clamp.
-  auto check_fused = [&](const Tensor& input, const Tensor& weight, int64_t stride, const Tensor& residual,
-                         const char* what) {
-    const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
-                                 {IValue(weight), IValue(b), IValue(IntList{stride, stride}), IValue(IntList{1, 1}),
-                                  IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-    const Tensor fused = ops::call("tvk::run_conv2d_context_add",
-                                   {IValue(input.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
-                             .toTensor();
-    close(fused, clamp(add(conv2d(input, weight, b, {stride}, {1}), residual), 0.0, std::nullopt), what);
-  };
-  check_fused(x, w, 1, randn({2, 72, 66, 66}, 54), "residual + relu");
-  // Winograd onto rows of whole vec4s (width 20; conv2d_wino_out's ALIGNED rows, the residual
-  // read as RGBA32 texels), with a last row of tiles cut at the image's bottom edge (height 18).
-  check_fused(randn({2, 24, 18, 20}, 66), w, 1, randn({2, 72, 18, 20}, 67), "Winograd vec4 rows, residual");
-  // Stride 2 onto 20 x 20 planes (whole texels: vec4 stores) with a residual: on GPUs one product
-  // over the batch, its columns the two images' pixels side by side.
-  check_fused(randn({2, 24, 40, 40}, 58), w, 2, randn({2, 72, 20, 20}, 59), "stride 2, residual");
-  // Products of few tiles and 256+ terms, split along K and summed by gemm_split_sum: one over
-  // the batch with a residual and clamp (whole texels), one over 3 images of 121 pixels, and
-  // Winograd's 36 products of 128 columns.
-  const Tensor w32 = randn({72, 32, 3, 3}, 60);
-  check_fused(randn({2, 32, 24, 24}, 61), w32, 2, randn({2, 72, 12, 12}, 62), "split K, residual");
-  const Tensor x22 = randn({3, 32, 22, 22}, 63);
-  close(conv2d(x22.vulkan(), w32.vulkan(), b.vulkan(), {2}, {1}), conv2d(x22, w32, b, {2}, {1}), "split K, 11 x 11");
-  const Tensor w256 = randn({72, 256, 3, 3}, 64), x256 = randn({2, 256, 32, 32}, 65);
-  close(conv2d(x256.vulkan(), w256.vulkan(), b.vulkan(), {1}, {1}), conv2d(x256, w256, b, {1}, {1}),
-        "split K, Winograd");
+  testing_support::for_each_kernel_flip([&] {
+    const Tensor x = randn({2, 24, 66, 66}, 50), w = randn({72, 24, 3, 3}, 51), b = randn({72}, 52);
+    const Tensor odd = randn({2, 24, 41, 41}, 53);
+    auto close = [](const Tensor& gpu, const Tensor& cpu, const char* what) {
+      EXPECT_EQ(gpu.sizes(), cpu.sizes()) << what;
+      EXPECT_LE(max_abs_diff(gpu.cpu(), cpu), 1e-4 * testing_support::max_abs(cpu)) << what;
+    };
+    close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x, w, b, {1}, {1}), "3x3 stride 1");
+    close(conv2d(odd.vulkan(), w.vulkan(), b.vulkan(), {2}, {1}), conv2d(odd, w, b, {2}, {1}), "3x3 stride 2, 21x21");
+    const Tensor w64 = randn({64, 24, 3, 3}, 55), b64 = randn({64}, 56);
+    close(conv2d(x.vulkan(), w64.vulkan(), b64.vulkan(), {1}, {1}), conv2d(x, w64, b64, {1}, {1}), "64 channels");
+    close(conv2d(odd.vulkan(), w64.vulkan(), b64.vulkan(), {2}, {1}), conv2d(odd, w64, b64, {2}, {1}),
+          "64 channels, stride 2");
+    const Tensor x32 = randn({2, 24, 32, 32}, 57);  // Winograd: 2 x 64 tiles, 128 columns
+    close(conv2d(x32.vulkan(), w.vulkan(), b.vulkan(), {1}, {1}), conv2d(x32, w, b, {1}, {1}), "128 columns");
+    // The packed convolution with a fused residual and relu (tvk::run_conv2d_context_add) against
+    // the CPU's conv, add and clamp.
+    auto check_fused = [&](const Tensor& input, const Tensor& weight, int64_t stride, const Tensor& residual,
+                           const char* what) {
+      const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                   {IValue(weight), IValue(b), IValue(IntList{stride, stride}), IValue(IntList{1, 1}),
+                                    IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+      const Tensor fused = ops::call("tvk::run_conv2d_context_add",
+                                     {IValue(input.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
+                               .toTensor();
+      close(fused, clamp(add(conv2d(input, weight, b, {stride}, {1}), residual), 0.0, std::nullopt), what);
+    };
+    check_fused(x, w, 1, randn({2, 72, 66, 66}, 54), "residual + relu");
+    // Winograd onto rows of whole vec4s (width 20; conv2d_wino_out's ALIGNED rows, the residual
+    // read as RGBA32 texels), with a last row of tiles cut at the image's bottom edge (height 18).
+    check_fused(randn({2, 24, 18, 20}, 66), w, 1, randn({2, 72, 18, 20}, 67), "Winograd vec4 rows, residual");
+    // Stride 2 onto 20 x 20 planes (whole texels: vec4 stores) with a residual: on GPUs one product
+    // over the batch, its columns the two images' pixels side by side.
+    check_fused(randn({2, 24, 40, 40}, 58), w, 2, randn({2, 72, 20, 20}, 59), "stride 2, residual");
+    // Products of few tiles and 256+ terms, split along K and summed by gemm_split_sum: one over
+    // the batch with a residual and clamp (whole texels), one over 3 images of 121 pixels, and
+    // Winograd's 36 products of 128 columns.
+    const Tensor w32 = randn({72, 32, 3, 3}, 60);
+    check_fused(randn({2, 32, 24, 24}, 61), w32, 2, randn({2, 72, 12, 12}, 62), "split K, residual");
+    const Tensor x22 = randn({3, 32, 22, 22}, 63);
+    close(conv2d(x22.vulkan(), w32.vulkan(), b.vulkan(), {2}, {1}), conv2d(x22, w32, b, {2}, {1}), "split K, 11 x 11");
+    const Tensor w256 = randn({72, 256, 3, 3}, 64), x256 = randn({2, 256, 32, 32}, 65);
+    close(conv2d(x256.vulkan(), w256.vulkan(), b.vulkan(), {1}, {1}), conv2d(x256, w256, b, {1}, {1}),
+          "split K, Winograd");
+  });
 }
 
 // Convolutions as implicit GEMMs (conv2d_igemm, the patch matrix gathered as it is read), which
 // GPUs run in fp32 at batch 2+ for ungrouped kernels larger than 1x1 that Winograd does not take
-// (SplitK.op_tests forces the GPU choices on lavapipe): the images' pixels side by side in one
+// (the split4 flip takes the GPU choices on lavapipe): the images' pixels side by side in one
 // product over planes that are whole texels (vec4 stores) and are not, 64-row and 128-row tiles
 // with rows past the last channel, 64- and 128-column tiles, stride 2, dilation with padding, a
 // 7x7 stem of 3 channels, sums short enough to run whole and long enough to split along K, and
 // a fused residual and relu. Elsewhere the same calls run the other kernels.
 TEST(OpsApi, ConvolutionsAsImplicitGemmsMatchCpu) {
   TVK_NEED_VULKAN();
-  auto close = [](const Tensor& gpu, const Tensor& cpu, const std::string& what) {
-    EXPECT_EQ(gpu.sizes(), cpu.sizes()) << what;
-    EXPECT_LE(max_abs_diff(gpu.cpu(), cpu), 1e-4 * testing_support::max_abs(cpu)) << what;
-  };
-  struct Case {
-    IntList input, weight;
-    IntList stride, padding, dilation;
-    const char* what;
-  };
-  // 3x3 stride-1 layers of 16+ channels on both sides are Winograd's at batch 2+.
-  const Case cases[] = {
-      {{2, 24, 9, 7}, {72, 24, 5, 5}, {1}, {2}, {1}, "5x5, 9x7 planes, 72 channels"},
-      {{2, 8, 16, 16}, {64, 8, 3, 3}, {1}, {1}, {1}, "3x3, 16x16 planes, 64 channels, 72 terms"},
-      {{2, 24, 21, 21}, {64, 24, 3, 3}, {2}, {1}, {1}, "stride 2"},
-      {{2, 8, 15, 17}, {36, 8, 5, 5}, {1}, {3}, {2}, "5x5, dilation 2, padding 3"},
-      {{2, 3, 30, 30}, {64, 3, 7, 7}, {2}, {3}, {1}, "7x7 stem"},
-      {{2, 128, 14, 14}, {144, 128, 3, 3}, {2}, {1}, {1}, "7x7 planes, 1152 terms"},
-      {{3, 24, 22, 22}, {72, 24, 3, 3}, {2}, {1}, {1}, "batch 3, 11x11 planes"},
-      {{2, 16, 12, 10}, {40, 16, 3, 3}, {2, 1}, {1, 2}, {1}, "strides 2, 1, padding 1, 2"},
-  };
-  int64_t seed = 70;
-  for (const Case& c : cases) {
-    const Tensor x = randn(c.input, seed++), w = randn(c.weight, seed++), b = randn({c.weight[0]}, seed++);
-    const IntList &s = c.stride, &pad = c.padding, &d = c.dilation;
-    close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), s, pad, d), conv2d(x, w, b, s, pad, d), c.what);
-    close(conv2d(x.vulkan(), w.vulkan(), Tensor(), s, pad, d), conv2d(x, w, Tensor(), s, pad, d),
-          std::string(c.what) + ", no bias");
-  }
-  // The packed convolution with a fused residual and relu against the CPU's conv, add and clamp:
-  // added by the product's epilogue (72 terms: whole) into vec4 and scalar stores, and by
-  // gemm_split_sum (800 terms).
-  for (const IntList& shape : {IntList{2, 8, 14, 14}, IntList{2, 8, 9, 7}, IntList{2, 32, 9, 7}}) {
-    const int64_t k = shape[1] >= 16 ? 5 : 3;
-    const Tensor x = randn(shape, seed++), w = randn({96, shape[1], k, k}, seed++), b = randn({96}, seed++);
-    const Tensor residual = randn({shape[0], 96, shape[2], shape[3]}, seed++);
-    const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
-                                 {IValue(w), IValue(b), IValue(IntList{1, 1}), IValue(IntList{k / 2, k / 2}),
-                                  IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-    const Tensor fused = ops::call("tvk::run_conv2d_context_add",
-                                   {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
-                             .toTensor();
-    close(fused, clamp(add(conv2d(x, w, b, {1}, {k / 2}), residual), 0.0, std::nullopt),
-          "residual + relu, " + std::to_string(shape[0]) + "x" + std::to_string(shape[2]) + "x" + std::to_string(shape[3]));
-  }
+  testing_support::for_each_kernel_flip([&] {
+    auto close = [](const Tensor& gpu, const Tensor& cpu, const std::string& what) {
+      EXPECT_EQ(gpu.sizes(), cpu.sizes()) << what;
+      EXPECT_LE(max_abs_diff(gpu.cpu(), cpu), 1e-4 * testing_support::max_abs(cpu)) << what;
+    };
+    struct Case {
+      IntList input, weight;
+      IntList stride, padding, dilation;
+      const char* what;
+    };
+    // 3x3 stride-1 layers of 16+ channels on both sides are Winograd's at batch 2+.
+    const Case cases[] = {
+        {{2, 24, 9, 7}, {72, 24, 5, 5}, {1}, {2}, {1}, "5x5, 9x7 planes, 72 channels"},
+        {{2, 8, 16, 16}, {64, 8, 3, 3}, {1}, {1}, {1}, "3x3, 16x16 planes, 64 channels, 72 terms"},
+        {{2, 24, 21, 21}, {64, 24, 3, 3}, {2}, {1}, {1}, "stride 2"},
+        {{2, 8, 15, 17}, {36, 8, 5, 5}, {1}, {3}, {2}, "5x5, dilation 2, padding 3"},
+        {{2, 3, 30, 30}, {64, 3, 7, 7}, {2}, {3}, {1}, "7x7 stem"},
+        {{2, 128, 14, 14}, {144, 128, 3, 3}, {2}, {1}, {1}, "7x7 planes, 1152 terms"},
+        {{3, 24, 22, 22}, {72, 24, 3, 3}, {2}, {1}, {1}, "batch 3, 11x11 planes"},
+        {{2, 16, 12, 10}, {40, 16, 3, 3}, {2, 1}, {1, 2}, {1}, "strides 2, 1, padding 1, 2"},
+    };
+    int64_t seed = 70;
+    for (const Case& c : cases) {
+      const Tensor x = randn(c.input, seed++), w = randn(c.weight, seed++), b = randn({c.weight[0]}, seed++);
+      const IntList &s = c.stride, &pad = c.padding, &d = c.dilation;
+      close(conv2d(x.vulkan(), w.vulkan(), b.vulkan(), s, pad, d), conv2d(x, w, b, s, pad, d), c.what);
+      close(conv2d(x.vulkan(), w.vulkan(), Tensor(), s, pad, d), conv2d(x, w, Tensor(), s, pad, d),
+            std::string(c.what) + ", no bias");
+    }
+    // The packed convolution with a fused residual and relu against the CPU's conv, add and clamp:
+    // added by the product's epilogue (72 terms: whole) into vec4 and scalar stores, and by
+    // gemm_split_sum (800 terms).
+    for (const IntList& shape : {IntList{2, 8, 14, 14}, IntList{2, 8, 9, 7}, IntList{2, 32, 9, 7}}) {
+      const int64_t k = shape[1] >= 16 ? 5 : 3;
+      const Tensor x = randn(shape, seed++), w = randn({96, shape[1], k, k}, seed++), b = randn({96}, seed++);
+      const Tensor residual = randn({shape[0], 96, shape[2], shape[3]}, seed++);
+      const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                   {IValue(w), IValue(b), IValue(IntList{1, 1}), IValue(IntList{k / 2, k / 2}),
+                                    IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+      const Tensor fused = ops::call("tvk::run_conv2d_context_add",
+                                     {IValue(x.vulkan()), ctx, IValue(residual.vulkan()), IValue(0.0), IValue()})
+                               .toTensor();
+      close(fused, clamp(add(conv2d(x, w, b, {1}, {k / 2}), residual), 0.0, std::nullopt),
+            "residual + relu, " + std::to_string(shape[0]) + "x" + std::to_string(shape[2]) + "x" + std::to_string(shape[3]));
+    }
+  });
 }
 
 // Integer division of the lowest int64 by -1 overflows; on x86 the machine instruction traps
