@@ -259,7 +259,11 @@ TEST(OpsApi, Fp16WeightsStayWithinOnePercentOfFp32) {
                                        conv2d(px, pw, pb), linear(lx, lw, lb), linear(tx, lw, lb),
                                        conv2d(sx, sw, b, {2}, {1})};
     const size_t stem = expected.size() - 1, depthwise = 3;
+#if TVK_USE_VULKAN
     const bool stem_patches_in_halves = vulkan::kernel_options().conv_gemm == vulkan::Toggle::On;
+#else
+    const bool stem_patches_in_halves = false;
+#endif
     set_vulkan_precision(Precision::FP32);
     const std::vector<Tensor> full = run_all();
     set_vulkan_precision(Precision::FP16);
@@ -404,13 +408,15 @@ TEST(OpsApi, PackedConvolutionsMakeBatchWeightsAtFirstUse) {
     for (size_t i = 0; i < expected.size(); ++i)
       EXPECT_LE(max_abs_diff(out[i], expected[i]), 1e-4 * testing_support::max_abs(expected[i])) << "case " << i;
     // Where the GPU kernels run in fp32 with their defaults, both contexts defer.
+    bool deferred = false;
+#if TVK_USE_VULKAN
     const VulkanInfo info = vulkan_info();
     const vulkan::KernelOptions& options = vulkan::kernel_options();
     bool gpu_kernels = options.reduction_split > 0 || options.gpu_shapes == vulkan::Toggle::On;
     for (const VulkanDeviceInfo& d : info.devices) gpu_kernels |= d.selected && d.type != "CPU";
-    const bool deferred = gpu_kernels && vulkan_precision() == Precision::FP32 &&
-                          options.conv_gemm == vulkan::Toggle::Auto && options.gemm_tile128 &&
-                          options.winograd && options.defer_weights;
+    deferred = gpu_kernels && vulkan_precision() == Precision::FP32 && options.conv_gemm == vulkan::Toggle::Auto &&
+               options.gemm_tile128 && options.winograd && options.defer_weights;
+#endif
     if (deferred) {
       const uint64_t weight_bytes = static_cast<uint64_t>(w.nbytes() + b.nbytes());
       const uint64_t winograd_bytes = 36 * 64 * 64 * sizeof(float);
