@@ -433,13 +433,83 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, ConvMethods, ::testing::ValuesIn(vulkan::kConvM
                          [](const ::testing::TestParamInfo<vulkan::ConvMethod>& info) {
                            return std::string(vulkan::to_string(info.param));
                          });
+
+// Every matrix product method, forced through the kernel options on each of torch's mm, bmm,
+// addmm, linear and matmul cases in turn, and on packed linears of several shapes (one test per
+// method): what it can run must take it (the method log says which ran) and match torch, the rest
+// must match torch on the method chosen for them. Each method must take some case, unless this
+// device lacks what it needs (Coopmat: cooperative matrices, and fp16 precision, in which its
+// results are checked within 2e-2).
+class GemmMethods : public ::testing::TestWithParam<vulkan::GemmMethod> {};
+
+TEST_P(GemmMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
+  TVK_NEED_VULKAN();
+  const Manifest& m = manifest();
+  if (m.no_torch) GTEST_SKIP() << m.problem;
+  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  struct Restore {
+    ~Restore() {
+      set_vulkan_precision(Precision::FP32);
+      tolerance = 1e-4;
+    }
+  } restore;
+  const vulkan::GemmMethod method = GetParam();
+  const std::string name = vulkan::to_string(method);
+  const bool coopmat_possible = vulkan::Context::get()->device().physical().cooperative_matrix();
+  static const std::set<std::string> kProducts = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear",
+                                                  "aten::matmul"};
+  for (const Precision precision : {Precision::FP32, Precision::FP16}) {
+    SCOPED_TRACE("forced method " + name + " in " + to_string(precision));
+    set_vulkan_precision(precision);
+    tolerance = precision == Precision::FP16 ? 2e-2 : 1e-4;
+    vulkan::MethodLog log;
+    vulkan::KernelOptions options = vulkan::kernel_options();
+    options.gemm = method;
+    options.log = &log;
+    const vulkan::ScopedKernelOptions scope(options);
+    int taken = 0, cases = 0;
+    for (const Case& c : m.cases) {
+      if (!kProducts.count(c.op) || c.expect_error) continue;
+      ++cases;
+      log.clear();
+      run_case(c, Device::Vulkan);
+      for (const auto& [op, ran] : log.entries()) taken += ran == name;
+    }
+    // Packed linears: rows 1 to 70, features and outputs off multiples of 4, as models run them.
+    for (const IntList& shape : {IntList{1, 37, 10}, IntList{20, 64, 70}, IntList{70, 33, 5}}) {
+      const Tensor x = randn({shape[0], shape[1]}, 90), w = randn({shape[2], shape[1]}, 91), b = randn({shape[2]}, 92);
+      ++cases;
+      log.clear();
+      const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
+      const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
+      const Tensor want = linear(x, w, b);
+      EXPECT_LE(testing_support::max_abs_diff(got, want), tolerance * testing_support::max_abs(want))
+          << "packed linear " << shape[0] << " x " << shape[1] << " -> " << shape[2];
+      const auto entries = log.entries();
+      ASSERT_EQ(entries.size(), 1u) << "packed linear: one product, one method";
+      taken += entries[0].second == name;
+    }
+    EXPECT_GT(cases, 100);
+    if (method != vulkan::GemmMethod::Coopmat || (coopmat_possible && precision == Precision::FP16)) {
+      EXPECT_GT(taken, 0) << name << " ran none of the " << cases << " cases";
+    } else {
+      EXPECT_EQ(taken, 0) << name << " ran where it cannot";
+    }
+    std::printf("%s in %s: took %d of %d cases\n", name.c_str(), to_string(precision), taken, cases);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Vulkan, GemmMethods, ::testing::ValuesIn(vulkan::kGemmMethods),
+                         [](const ::testing::TestParamInfo<vulkan::GemmMethod>& info) {
+                           return std::string(vulkan::to_string(info.param));
+                         });
 #endif
 
 #if TVK_USE_VULKAN
 // The portability pass (scripts/test_arm64.sh --portability; docs/reliability.md): every compute
 // pipeline tvk makes, made and run on this device. Every op case runs under every option set that
-// changes which pipelines run (each convolution method forced, in fp32 and fp16, with and without
-// the GPU shapes; the GEMM and comparison switches), and convolutions and linear layers also run
+// changes which pipelines run (each convolution method and each matrix product method forced, in
+// fp32 and fp16, with and without the GPU shapes; the GEMM and comparison switches), and convolutions and linear layers also run
 // from packed contexts, with a fused residual, against the CPU kernels. A driver whose compiler
 // aborts on a shader kills this test. TVK_PIPELINE_LIST=FILE writes each pipeline made (shader,
 // bindings, work group, specialisation constants) with the run that made it first (option set,
@@ -481,6 +551,15 @@ std::vector<OptionSet> variant_option_sets() {
       g.options.conv_gemm = vulkan::Toggle::On;
       g.all_ops = false;
       sets.push_back(g);
+      // Each matrix product method forced (fp16 changes only coopmat's pipelines).
+      for (const vulkan::GemmMethod m : vulkan::kGemmMethods) {
+        if (precision == Precision::FP16 && m != vulkan::GemmMethod::Coopmat) continue;
+        OptionSet f = s;
+        f.name += std::string(" gemm=") + vulkan::to_string(m);
+        f.options.gemm = m;
+        f.all_ops = false;
+        sets.push_back(f);
+      }
     }
     // Each comparison switch off in turn, in fp32 (fp16 takes the same shaders with halves).
     const std::vector<std::pair<const char*, bool vulkan::KernelOptions::*>> switches{

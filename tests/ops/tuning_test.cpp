@@ -6,11 +6,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <set>
 #include <unistd.h>
 
+#include "ops/registry.h"
 #include "support/test_support.h"
 #include "tvk/ops.h"
 #include "tvk/tensor.h"
@@ -286,6 +288,89 @@ TEST(Tuning, CorruptStaleOrForeignFilesAreIgnored) {
     ASSERT_EQ(log.entries().size(), 1u);
     EXPECT_EQ(log.entries().back().second, ruled.entries().back().second);
     std::filesystem::remove(file);
+  }
+}
+
+// Matrix products are tuned as convolutions are (GemmMethod): each candidate made the fastest is
+// chosen, logged and read back from the file; one that computes wrongly is rejected. An eager
+// linear of 40 rows and a packed one of 24 (rows, register_tiles and shared_tiles can run both
+// anywhere), against the CPU's linear.
+TEST(Tuning, MatrixProductsAreTunedCheckedAndReadBack) {
+  TVK_NEED_VULKAN();
+  const Tensor x = tvk::rand({40, 300}, 21), w = tvk::rand({50, 300}, 22), b = tvk::rand({50}, 23);
+  const Tensor px = tvk::rand({24, 72}, 24), pw = tvk::rand({30, 72}, 25), pb = tvk::rand({30}, 26);
+  const IValue packed = ops::call("vulkan_prepack::create_linear_context", {IValue(t(pw).contiguous()), IValue(pb)});
+  struct Product {
+    const char* name;
+    std::function<Tensor()> run;
+    Tensor want;
+  };
+  const Product products[] = {
+      {"aten::linear", [&] { return tvk::linear(x.vulkan(), w.vulkan(), b.vulkan()).cpu(); }, tvk::linear(x, w, b)},
+      {"vulkan_prepack::run_linear_context",
+       [&] { return ops::call("vulkan_prepack::run_linear_context", {IValue(px.vulkan()), packed}).toTensor().cpu(); },
+       tvk::linear(px, pw, pb)},
+  };
+  for (const Product& p : products) {
+    SCOPED_TRACE(p.name);
+    // The candidates: every one timed, all equally fast, which keeps the reference (timed first).
+    std::vector<std::string> timed;
+    {
+      vulkan::TuningTable table(identity(), "");
+      FakeClock clock;
+      vulkan::MethodLog log;
+      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
+      EXPECT_LE(relative_error(p.run(), p.want), 1e-4);
+      timed = clock.timed;
+      ASSERT_EQ(table.size(), 1u);
+      EXPECT_EQ(table.entries().begin()->first.rfind(std::string(p.name) + " gemm b1 ", 0), 0u)
+          << table.entries().begin()->first;
+      EXPECT_EQ(table.entries().begin()->second.method, timed.front());
+      ASSERT_EQ(log.entries().size(), 1u);
+      EXPECT_EQ(log.entries()[0].first, p.name);
+    }
+    const std::set<std::string> candidates(timed.begin(), timed.end());
+    for (const char* method : {"rows", "register_tiles", "shared_tiles"})
+      EXPECT_TRUE(candidates.count(method)) << method << " was not timed";
+    vulkan::MethodLog log;
+    for (const std::string& fastest : candidates) {
+      SCOPED_TRACE("fastest: " + fastest);
+      const std::string file = temp_file("product.txt");
+      std::filesystem::remove(file);
+      {
+        vulkan::TuningTable table(identity(), file);
+        FakeClock clock;
+        clock.times[fastest] = 2e5;
+        log.clear();
+        const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
+        EXPECT_LE(relative_error(p.run(), p.want), 1e-4);
+        ASSERT_EQ(log.entries().size(), 1u);
+        EXPECT_EQ(log.entries()[0].second, fastest);
+      }
+      vulkan::TuningTable reread(identity(), file);
+      ASSERT_EQ(reread.size(), 1u);
+      FakeClock idle;
+      log.clear();
+      const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::Cached, reread, idle, log));
+      EXPECT_LE(relative_error(p.run(), p.want), 1e-4);
+      EXPECT_TRUE(idle.timed.empty());
+      ASSERT_EQ(log.entries().size(), 1u);
+      EXPECT_EQ(log.entries()[0].second, fastest);
+      std::filesystem::remove(file);
+    }
+    // The fastest candidate computes wrongly: rejected, with the reason.
+    const std::string wrong = timed.back();
+    ASSERT_NE(wrong, timed.front());
+    vulkan::TuningTable table(identity(), "");
+    FakeClock clock;
+    clock.times[wrong] = 1e3;
+    clock.corrupt = wrong;
+    const vulkan::ScopedKernelOptions scope(tuning_options(Tuning::On, table, clock, log));
+    EXPECT_LE(relative_error(p.run(), p.want), 1e-4);
+    ASSERT_EQ(table.size(), 1u);
+    const vulkan::TuningTable::Entry e = table.entries().begin()->second;
+    EXPECT_NE(e.method, wrong);
+    EXPECT_NE(e.detail.find(wrong + " rejected: max error"), std::string::npos) << e.detail;
   }
 }
 

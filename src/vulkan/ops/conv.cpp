@@ -975,12 +975,6 @@ std::string ms(double ns) {
   return b;
 }
 
-// How much faster than the rules' choice a method must time to replace it. The rules were
-// measured on whole models; layers timed alone a few percent apart can reverse inside one (on
-// an H200, resnet18's 3x3 layers tuned to Winograd 1-2% ahead of Split ran 5% slower as a whole
-// model: docs/benchmarks.md).
-constexpr double kTuningMargin = 0.05;
-
 // Tuning one layer (tuning.h): every method that can run it timed on random inputs of its shapes,
 // each output checked against the reference's (`preferred`, the rules' choice), the fastest
 // correct one returned and written to `table`. Runs eagerly, outside any capture this thread

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ops/conv_params.h"
+#include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -45,17 +46,46 @@ struct GemmColumnBlocks {
   int64_t block = 0, valid = 0;
 };
 
-// out[s] (contiguous [batch][rows][cols]) = clamp(alpha * a[s] @ b[s] + beta * bias + residual[s]),
-// `residual` (optional) a contiguous tensor of out's shape (a convolution's fused add).
-// `blocks` (see above) needs batch 1 and gemm_tile128_takes.
+// A matrix product as the GEMM methods see it: out[s] (contiguous [batch][rows][cols], or in
+// column blocks) = clamp(alpha * a[s] @ b[s] + beta * bias + residual[s], out_min, out_max),
+// `residual` (optional, undefined: none) a contiguous tensor of out's shape (a convolution's
+// fused add).
+struct GemmProblem {
+  const char* op;
+  int64_t batch, rows, inner, cols;
+  GemmOperand a, b;
+  const GemmBias* bias = nullptr;  // null: none
+  Tensor out{}, residual{};
+  GemmColumnBlocks blocks{};
+  double alpha = 1, beta = 1;
+  float out_min = -std::numeric_limits<float>::infinity(), out_max = std::numeric_limits<float>::infinity();
+  // The caller's row kernel, which runs the product into `out` as Rows (null: none, so Rows
+  // cannot run it): the eager products' matmul.glsl, the packed linear's linear_t4.glsl.
+  // Convolutions' products have none.
+  void (*row_kernel)(const GemmProblem& g) = nullptr;
+};
+
+// Whether `m` can run `g` here (operand forms, bindings, features, precision): capability only.
+bool gemm_method_can_run(GemmMethod m, const GemmProblem& g);
+// The method for `g` without tuning: the options' forced one where it can run, else the rules'
+// (which the comparison switches, TVK_TILED_GEMM=0 and the like, steer), else the first that can.
+GemmMethod choose_gemm_method(const GemmProblem& g);
+// Runs `g` on its method: the forced one, else (for a product that is its op's own) the tuned
+// one where tuning knows or measures it (tuning.h), else choose_gemm_method's. Logs the method
+// (MethodLog) and labels the launches with it, but for a product inside another op's method
+// (a convolution's), which runs under that method's name. Returns the method.
+GemmMethod run_gemm(const GemmProblem& g);
+
+// run_gemm for a product with no row kernel (a convolution's). `blocks` (see above) needs batch 1
+// and gemm_tile128_takes.
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
                        float out_min = -std::numeric_limits<float>::infinity(),
                        float out_max = std::numeric_limits<float>::infinity(), const Tensor& residual = Tensor(),
                        const GemmColumnBlocks& blocks = {});
 
-// Whether launch_tiled_gemm runs gemm_tile128.glsl for these operands (fp32 on GPUs, large
-// products), the one kernel that takes column blocks.
+// Whether launch_tiled_gemm chooses Tile128 (gemm_tile128.glsl) for these operands (by the rules:
+// fp32 on GPUs, large products; or forced), the one method that takes column blocks.
 bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
                         const Tensor& out, const Tensor& residual);
 

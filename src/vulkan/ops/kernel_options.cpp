@@ -24,6 +24,15 @@ constexpr std::pair<ConvMethod, const char*> kConvNames[] = {
     {ConvMethod::ImplicitGemm, "implicit_gemm"},
 };
 
+constexpr std::pair<GemmMethod, const char*> kGemmNames[] = {
+    {GemmMethod::Auto, "auto"},
+    {GemmMethod::Rows, "rows"},
+    {GemmMethod::RegisterTiles, "register_tiles"},
+    {GemmMethod::SharedTiles, "shared_tiles"},
+    {GemmMethod::Tile128, "tile128"},
+    {GemmMethod::Coopmat, "coopmat"},
+};
+
 std::optional<std::string> env(const char* name) {
   const char* v = std::getenv(name);
   if (!v) return std::nullopt;
@@ -52,6 +61,18 @@ std::optional<ConvMethod> conv_method_named(std::string_view name) {
   return std::nullopt;
 }
 
+const char* to_string(GemmMethod method) {
+  for (const auto& [m, name] : kGemmNames)
+    if (m == method) return name;
+  return "?";
+}
+
+std::optional<GemmMethod> gemm_method_named(std::string_view name) {
+  for (const auto& [m, n] : kGemmNames)
+    if (name == n) return m;
+  return std::nullopt;
+}
+
 void MethodLog::add(std::string op, const char* method) {
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.emplace_back(std::move(op), method);
@@ -74,6 +95,14 @@ KernelOptions KernelOptions::from_environment() {
       o.conv = *method;
     } else {
       std::fprintf(stderr, "tvk: TVK_CONV_METHOD=%s names no convolution method; choosing per layer\n", m->c_str());
+    }
+  }
+  if (const auto m = env("TVK_GEMM_METHOD"); m && !m->empty()) {
+    if (const auto method = gemm_method_named(*m)) {
+      o.gemm = *method;
+    } else {
+      std::fprintf(stderr, "tvk: TVK_GEMM_METHOD=%s names no matrix product method; choosing per product\n",
+                   m->c_str());
     }
   }
   if (const auto t = env("TVK_TUNE"); t && !t->empty()) {

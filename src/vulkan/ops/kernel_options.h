@@ -46,6 +46,25 @@ inline constexpr std::array<ConvMethod, 11> kConvMethods{
 const char* to_string(ConvMethod method);
 std::optional<ConvMethod> conv_method_named(std::string_view name);
 
+// The ways tvk runs a matrix product (mm, bmm, addmm, linear, matmul, the packed linear, and
+// the products inside convolutions; linear.cpp, gemm.h). Which can run a product is a predicate
+// of its operands and the device (gemm_method_can_run), and which runs is one decision
+// (choose_gemm_method).
+enum class GemmMethod : uint8_t {
+  Auto,           // chosen per product
+  Rows,           // one output (quad) per invocation: matmul.glsl, or linear_t4.glsl for the packed linear
+  RegisterTiles,  // gemm_rows.glsl: 8 x 8 outputs per invocation from texel reads (CPU devices)
+  SharedTiles,    // gemm_tiled.glsl: 64 x 64 tiles staged through shared memory (GPUs)
+  Tile128,        // gemm_tile128.glsl: 128-column tiles, 8 x 8 per lane, K split where tiles are few
+  Coopmat,        // gemm_coopmat.glsl: tensor cores, operands rounded to fp16 (fp16 precision only)
+};
+inline constexpr std::array<GemmMethod, 5> kGemmMethods{GemmMethod::Rows, GemmMethod::RegisterTiles,
+                                                        GemmMethod::SharedTiles, GemmMethod::Tile128,
+                                                        GemmMethod::Coopmat};
+// "rows", "register_tiles", "shared_tiles", "tile128", "coopmat".
+const char* to_string(GemmMethod method);
+std::optional<GemmMethod> gemm_method_named(std::string_view name);
+
 // Where chosen methods are written, in order, as "op method" (the tests' and tools' view of
 // which path ran for each layer). Safe to share between threads.
 class MethodLog {
@@ -65,6 +84,9 @@ struct KernelOptions {
   // The method every convolution that it can run takes (Auto: chosen per layer). One that
   // cannot run a layer leaves it to the choice it would have had.
   ConvMethod conv = ConvMethod::Auto;
+  // The method every matrix product that it can run takes (Auto: chosen per product). One that
+  // cannot run a product leaves it to the choice it would have had.
+  GemmMethod gemm = GemmMethod::Auto;
   // Convolutions on the GEMM kernels: On wherever they fit (batch 1 too), Off never, Auto where
   // they pay (tensor cores in fp16, GPUs in fp32 for all but pointwise layers).
   Toggle conv_gemm = Toggle::Auto;

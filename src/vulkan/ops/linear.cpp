@@ -1,14 +1,18 @@
-// Vulkan matrix products: mm, bmm, addmm, linear, matmul. Products of many rows run tiled
-// (gemm_tiled.glsl; gemm_coopmat.glsl on tensor cores in fp16 precision), the rest one output
-// per invocation (matmul.glsl). Operands are read
-// through strides, so linear's transposed weight and broadcast biases need no copies.
+// Vulkan matrix products: mm, bmm, addmm, linear, matmul, and the GEMM methods every product runs
+// on (GemmMethod, gemm.h): products of many rows tiled (gemm_rows.glsl on CPU devices,
+// gemm_tiled.glsl or gemm_tile128.glsl on GPUs, gemm_coopmat.glsl on tensor cores in fp16
+// precision), the rest one output per invocation (matmul.glsl). Operands are read through
+// strides, so linear's transposed weight and broadcast biases need no copies.
 #include <array>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ops/matmul_shapes.h"
 #include "ops/registry.h"
@@ -19,6 +23,7 @@
 #include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/ops/strided_copy.h"
+#include "vulkan/ops/tuning.h"
 
 namespace tvk::vulkan {
 
@@ -172,10 +177,9 @@ bool tile128_bindings_fit(const Tensor& a, const Tensor& b, const Tensor& out, c
 
 bool gemm_tile128_takes(int64_t rows, int64_t cols, const GemmOperand& a, const GemmOperand& b, const GemmBias* bias,
                         const Tensor& out, const Tensor& residual) {
-  return tile128_enabled() && !a.half && !b.half && (!bias || !bias->half) && b.col_stride == 1 &&
-         b.row_stride % 4 == 0 && b.batch_stride % 4 == 0 && rows >= kTile128MinRows &&
-         (cols >= kTile128MinCols || cols == kTile128) &&
-         tile128_bindings_fit(a.tensor, b.tensor, out, bias ? bias->tensor : Tensor(), residual);
+  const GemmProblem g{.op = "gemm", .batch = 1, .rows = rows, .inner = 0, .cols = cols, .a = a, .b = b, .bias = bias,
+                      .out = out, .residual = residual};
+  return choose_gemm_method(g) == GemmMethod::Tile128;
 }
 
 namespace {
@@ -247,15 +251,230 @@ bool use_tiled_gemm(int64_t rows, int64_t inner) {
   return kernel_options().tiled_gemm && rows >= 16 && inner <= kMaxLoopIterations;
 }
 
+namespace {
+bool texels_fit(const GemmOperand& t) {
+  return texel_view_fits(t.tensor, t.half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32);
+}
+}  // namespace
+
+bool gemm_method_can_run(GemmMethod m, const GemmProblem& g) {
+  const bool blocked = g.blocks.block > 0;
+  // The tiled kernels walk K in one loop, which lavapipe stops after 65535 iterations; all but
+  // gemm_tile128 read their operands through texel views.
+  const bool tiled = g.inner <= kMaxLoopIterations;
+  const bool texel_reads = !blocked && tiled && texels_fit(g.a) && texels_fit(g.b) && (!g.bias || texel_view_fits(g.bias->tensor, g.bias->half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32));
+  switch (m) {
+    case GemmMethod::Auto:
+      return false;
+    case GemmMethod::Rows:
+      return g.row_kernel && !blocked && !g.residual.defined();
+    case GemmMethod::RegisterTiles:
+    case GemmMethod::SharedTiles:
+      return texel_reads;
+    case GemmMethod::Coopmat:
+      // Its operands are rounded to fp16: only where fp16 precision allows that.
+      return texel_reads && Context::get()->device().physical().cooperative_matrix() &&
+             vulkan_precision() == Precision::FP16;
+    case GemmMethod::Tile128:
+      return tiled && !g.a.half && !g.b.half && (!g.bias || !g.bias->half) && g.b.col_stride == 1 &&
+             g.b.row_stride % 4 == 0 && g.b.batch_stride % 4 == 0 &&
+             (!blocked || (g.batch == 1 && g.cols % g.blocks.block == 0 && g.blocks.valid > 0 &&
+                           g.blocks.valid <= g.blocks.block)) &&
+             tile128_bindings_fit(g.a.tensor, g.b.tensor, g.out, g.bias ? g.bias->tensor : Tensor(), g.residual);
+  }
+  return false;
+}
+
+namespace {
+// What runs fastest where several methods can run: the rules measured on an NVIDIA GPU and
+// lavapipe (docs/architecture.md's kernel table). Below 16 rows a tile wastes most of its work,
+// and the row kernels also take sums longer than a tiled kernel's loop may run on lavapipe.
+GemmMethod preferred_gemm_method(const GemmProblem& g) {
+  const KernelOptions& o = kernel_options();
+  if (g.row_kernel && !use_tiled_gemm(g.rows, g.inner)) return GemmMethod::Rows;
+  if (o.coopmat && gemm_method_can_run(GemmMethod::Coopmat, g)) return GemmMethod::Coopmat;
+  // Large fp32 products on GPUs (convolutions as GEMMs, Winograd's products); a smaller one
+  // would idle most of a 128-column tile.
+  if (tile128_enabled() && g.rows >= kTile128MinRows && (g.cols >= kTile128MinCols || g.cols == kTile128) &&
+      gemm_method_can_run(GemmMethod::Tile128, g))
+    return GemmMethod::Tile128;
+  // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
+  if (o.gemm_shared && gpu_shaped_kernels()) return GemmMethod::SharedTiles;
+  return GemmMethod::RegisterTiles;
+}
+}  // namespace
+
+GemmMethod choose_gemm_method(const GemmProblem& g) {
+  const KernelOptions& o = kernel_options();
+  if (o.gemm != GemmMethod::Auto && gemm_method_can_run(o.gemm, g)) return o.gemm;
+  const GemmMethod preferred = preferred_gemm_method(g);
+  if (gemm_method_can_run(preferred, g)) return preferred;
+  for (const GemmMethod m : kGemmMethods)
+    if (gemm_method_can_run(m, g)) return m;
+  throw Error(detail::concat(g.op, ": no matrix product method can run a product of ", g.batch, " x ", g.rows, " x ",
+                             g.inner, " x ", g.cols, " on this device"));
+}
+
+namespace {
+void run_tiled_gemm(GemmMethod method, const GemmProblem& g);
+
+// Runs `method` (one that can run `g`).
+void run_gemm_method(GemmMethod method, const GemmProblem& g) {
+  if (method == GemmMethod::Rows) {
+    TVK_CHECK(g.row_kernel, g.op, ": this product has no row kernel");
+    g.row_kernel(g);
+    return;
+  }
+  run_tiled_gemm(method, g);
+}
+
+// What decides which methods can run a product and how fast: its op (whose row kernel it has),
+// shape, operand layouts and forms, epilogue, and the precision.
+std::string gemm_signature(const GemmProblem& g) {
+  auto operand = [](const GemmOperand& o) {
+    return detail::concat(o.batch_stride, ",", o.row_stride, ",", o.col_stride, o.half ? " fp16" : "");
+  };
+  return detail::concat(g.op, " gemm b", g.batch, " m", g.rows, " k", g.inner, " n", g.cols, " a", operand(g.a), " b",
+                        operand(g.b),
+                        g.bias ? detail::concat(" bias", g.bias->row_stride, ",", g.bias->col_stride) : std::string(),
+                        g.residual.defined() ? " residual" : "",
+                        vulkan_precision() == Precision::FP16 ? " precision fp16" : " precision fp32");
+}
+
+std::string ms(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.4f ms", ns / 1e6);
+  return b;
+}
+
+// Tuning one product (tuning.h), as run_convolution tunes a layer: every method that can run it
+// timed on random stand-ins for its fp32 operands (which a plan being recorded has not computed
+// yet; fp16 operands are packed weights, used as they are), each output checked against the
+// reference's (`preferred`, the rules' choice), the fastest correct one returned and written to
+// `table`. Runs eagerly, outside any capture this thread records, and waits for its work.
+GemmMethod tune_gemm_method(const GemmProblem& g, GemmMethod preferred, const std::string& signature,
+                            TuningTable& table, TuningClock& clock) {
+  std::vector<GemmMethod> candidates;
+  for (const GemmMethod m : kGemmMethods)
+    if (m != preferred && gemm_method_can_run(m, g)) candidates.push_back(m);
+  if (candidates.empty()) return preferred;
+  CommandStream::CaptureSuspension suspension;
+  CommandStream& stream = Context::get()->stream();
+  std::vector<std::pair<Tensor, Tensor>> stand_ins;  // (operand, its random stand-in)
+  auto stand_in = [&](const Tensor& t, bool half) {
+    if (half) return t;
+    for (const auto& [original, random] : stand_ins)
+      if (original.storage() == t.storage()) return random;
+    Tensor random = rand(t.sizes(), static_cast<uint64_t>(stand_ins.size() + 1), tvk::Device::Vulkan);
+    stand_ins.emplace_back(t, random);
+    return random;
+  };
+  GemmProblem trial = g;
+  trial.a.tensor = stand_in(g.a.tensor, g.a.half);
+  trial.b.tensor = stand_in(g.b.tensor, g.b.half);
+  GemmBias bias;
+  if (g.bias) {
+    bias = *g.bias;
+    bias.tensor = stand_in(g.bias->tensor, g.bias->half);
+    trial.bias = &bias;
+  }
+  auto measure = [&](GemmMethod m, Tensor& result) {
+    result = empty_vulkan(g.out.sizes());
+    trial.out = result;
+    const double ns = clock.time_ns(to_string(m), [&] { run_gemm_method(m, trial); });
+    stream.synchronize();
+    clock.inspect(to_string(m), result);
+    return ns;
+  };
+  Tensor reference;
+  const double reference_ns = measure(preferred, reference);
+  double best_ns = reference_ns;
+  GemmMethod best = preferred;
+  std::string detail = detail::concat(to_string(preferred), " ", ms(best_ns), " (reference)");
+  const double tolerance = tuning_tolerance(g.a.half || g.b.half || vulkan_precision() == Precision::FP16);
+  for (const GemmMethod m : candidates) {
+    Tensor result;
+    double ns = 0;
+    std::string why;
+    try {
+      ns = measure(m, result);
+      why = tuning_mismatch(result, reference, tolerance);
+    } catch (const OutOfMemoryError&) {
+      why = "out of memory";
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    if (!why.empty()) {
+      detail += detail::concat(", ", to_string(m), " rejected: ", why);
+      continue;
+    }
+    detail += detail::concat(", ", to_string(m), " ", ms(ns));
+    if (ns < best_ns && ns < reference_ns * (1 - kTuningMargin)) {
+      best_ns = ns;
+      best = m;
+    }
+  }
+  table.put(signature, TuningTable::Entry{to_string(best), detail});
+  return best;
+}
+
+// Whether tuning may time `g` on stand-ins: its fp32 operands and output are whole contiguous
+// tensors (the strides it reads them by then mean the same in a stand-in of their sizes).
+bool tunable(const GemmProblem& g) {
+  auto whole = [](const Tensor& t, bool half) { return half || (t.is_contiguous() && t.storage_offset() == 0); };
+  return whole(g.a.tensor, g.a.half) && whole(g.b.tensor, g.b.half) && (!g.bias || whole(g.bias->tensor, g.bias->half)) &&
+         !g.residual.defined() && g.blocks.block == 0;
+}
+}  // namespace
+
+GemmMethod run_gemm(const GemmProblem& g) {
+  const KernelOptions& options = kernel_options();
+  // A product inside another op's method (a convolution's) runs under that method's name, and
+  // is tuned as part of it.
+  const bool own_op = current_method() == nullptr;
+  GemmMethod method = choose_gemm_method(g);
+  if (own_op && options.gemm == GemmMethod::Auto && options.tuning != Tuning::Off) {
+    TuningTable& table = options.tuning_table ? *options.tuning_table : device_tuning_table();
+    // An empty table, only read from (Cached, the default), has nothing to look up.
+    if (options.tuning == Tuning::On || table.size() > 0) {
+      const std::string signature = gemm_signature(g);
+      if (const auto entry = table.find(signature)) {
+        const auto tuned = gemm_method_named(entry->method);
+        if (tuned && gemm_method_can_run(*tuned, g)) method = *tuned;
+      } else if (options.tuning == Tuning::On && tunable(g)) {
+        DeviceClock device_clock;
+        method = tune_gemm_method(g, method, signature, table,
+                                  options.tuning_clock ? *options.tuning_clock : device_clock);
+      }
+    }
+  }
+  if (own_op && options.log) options.log->add(g.op, to_string(method));
+  std::optional<MethodScope> scope;
+  if (own_op) scope.emplace(to_string(method));
+  run_gemm_method(method, g);
+  return method;
+}
+
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
                        float out_min, float out_max, const Tensor& residual, const GemmColumnBlocks& blocks) {
+  run_gemm(GemmProblem{.op = op, .batch = batch, .rows = rows, .inner = inner, .cols = cols, .a = a, .b = b,
+                       .bias = bias, .out = out, .residual = residual, .blocks = blocks, .alpha = alpha,
+                       .beta = beta, .out_min = out_min, .out_max = out_max});
+}
+
+namespace {
+void run_tiled_gemm(GemmMethod method, const GemmProblem& g) {
+  const char* op = g.op;
+  const int64_t batch = g.batch, rows = g.rows, inner = g.inner, cols = g.cols;
+  const GemmOperand &a = g.a, &b = g.b;
+  const GemmBias* bias = g.bias;
+  const Tensor &out = g.out, &residual = g.residual;
+  const GemmColumnBlocks& blocks = g.blocks;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const bool blocked = blocks.block > 0;
-  const bool tile128 = gemm_tile128_takes(rows, cols, a, b, bias, out, residual);
-  TVK_CHECK(!blocked || (batch == 1 && cols % blocks.block == 0 && blocks.valid > 0 && blocks.valid <= blocks.block &&
-                         tile128),
-            op, ": a product of ", cols, " columns in blocks of ", blocks.block, " that gemm_tile128 does not take");
+  TVK_CHECK(method != GemmMethod::Rows && gemm_method_can_run(method, g), op, ": the ", to_string(method),
+            " matrix product cannot run a product of ", batch, " x ", rows, " x ", inner, " x ", cols, " here");
   const int64_t out_values = blocked ? cols / blocks.block * rows * blocks.valid : batch * rows * cols;
   TVK_CHECK(out.numel() >= out_values, op, ": the product's output ", out.shape_string(), " holds fewer than ",
             out_values, " values");
@@ -266,7 +485,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
                           i32(b.batch_stride), i32(b.row_stride), i32(b.col_stride),
                           bias ? i32(bias->offset) : 0, bias ? i32(bias->row_stride) : 0,
                           bias ? i32(bias->col_stride) : 0, bias ? 1 : 0,
-                          static_cast<float>(alpha), static_cast<float>(beta), out_min, out_max,
+                          static_cast<float>(g.alpha), static_cast<float>(g.beta), g.out_min, g.out_max,
                           residual.defined() ? 1 : 0};
   // Every index the shaders form stays inside 32 bits: the last element of each operand.
   (void)i32((batch - 1) * a.batch_stride + (rows - 1) * a.row_stride + (inner - 1) * a.col_stride);
@@ -276,7 +495,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
   const Binding bias_texels = bias ? texels(bias->tensor, bias->half, false) : texels(a.tensor, a.half, false);
   const Binding residual_texels = residual.defined() ? texels1(residual) : texels(a.tensor, a.half, false);
   // Tensor cores, operands rounded to fp16.
-  if (gemm_on_tensor_cores()) {
+  if (method == GemmMethod::Coopmat) {
     const PhysicalDeviceInfo& device = Context::get()->device().physical();
     const CoopmatTile tile = coopmat_tile();
     auto tiles = [op](int64_t n, uint32_t side) { return static_cast<uint32_t>(to_i32(op, (n + side - 1) / side)); };
@@ -300,11 +519,8 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
            p);
     return;
   }
-  // TVK_GEMM_SHARED=0 runs the register-tiled kernel on GPUs too, to compare the two.
-  const bool shared_on_gpus = kernel_options().gemm_shared;
-  // Large fp32 products whose B rows can be read as vec4 (convolutions as GEMMs, Winograd's
-  // products): tiles of 128 columns x 128 or 64 rows, 8 x 8 per invocation.
-  if (tile128) {
+  // Tiles of 128 columns x 128 or 64 rows, 8 x 8 per invocation; B's rows read as vec4.
+  if (method == GemmMethod::Tile128) {
     // TVK_GEMM_TILE_M=64 or 128 forces one row count, to compare.
     const int forced_rows = kernel_options().gemm_tile_m;
     const int64_t tile_rows = forced_rows ? (forced_rows == 64 ? kTile128HalfRows : kTile128)
@@ -321,7 +537,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
                 p, nullptr, 0);
     return;
   }
-  if (shared_on_gpus && gpu_shaped_kernels()) {
+  if (method == GemmMethod::SharedTiles) {
     auto groups = [&](int64_t n) { return static_cast<uint32_t>(i32((n + kGemmTile - 1) / kGemmTile) * kGemmGroupSide); };
     launch(ShaderLaunch{"gemm_tiled", {groups(cols), groups(rows), static_cast<uint32_t>(i32(batch))},
                         {kGemmGroupSide, kGemmGroupSide, 1}, {}},
@@ -338,6 +554,7 @@ void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t
           residual_texels},
          p);
 }
+}  // namespace
 
 namespace {
 
@@ -358,6 +575,20 @@ Operand matrix(const Tensor& t) { return {t, t.sizes()[0] * t.sizes()[1], t.size
 Operand batched(const Tensor& t) { return {t, t.sizes()[1] * t.sizes()[2], t.sizes()[2], 1}; }         // [B, n, m]
 Operand transposed(const Tensor& t) { return {t, t.sizes()[0] * t.sizes()[1], 1, t.sizes()[1]}; }      // [m, n] as [n, m]
 
+// The eager products' row kernel (GemmMethod::Rows): matmul.glsl, one output per invocation.
+void matmul_rows(const GemmProblem& g) {
+  auto i32 = [&g](int64_t v) { return to_i32(g.op, v); };
+  const MatmulParams p{i32(g.rows), i32(g.cols), i32(g.inner), i32(g.batch),
+                       i32(g.a.batch_stride), i32(g.a.row_stride), i32(g.a.col_stride),
+                       i32(g.b.batch_stride), i32(g.b.row_stride), i32(g.b.col_stride),
+                       g.bias ? i32(g.bias->row_stride) : 0, g.bias ? i32(g.bias->col_stride) : 0, g.bias ? 1 : 0,
+                       static_cast<float>(g.alpha), static_cast<float>(g.beta)};
+  const std::array<uint32_t, 3> grid{static_cast<uint32_t>(i32(g.cols)), static_cast<uint32_t>(i32(g.rows)),
+                                     static_cast<uint32_t>(i32(g.batch))};
+  launch(grid_launch("matmul", grid),
+         {g.out, texels1(g.a.tensor), texels1(g.b.tensor), texels1(g.bias ? g.bias->tensor : g.a.tensor)}, p);
+}
+
 // out [batch, rows, cols] = beta * bias + alpha * a @ b, `bias` broadcast to [rows, cols].
 Tensor product(const char* op, const IntList& out_sizes, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                const Operand& a, const Operand& b, const Tensor& bias, double beta, double alpha) {
@@ -368,26 +599,15 @@ Tensor product(const char* op, const IntList& out_sizes, int64_t batch, int64_t 
     check_vulkan_float(op, bias, "bias");
     bias_strides = ops::broadcast_strides(bias, {rows, cols});
   }
-  auto i32 = [op](int64_t v) { return to_i32(op, v); };
-  const MatmulParams p{i32(rows), i32(cols), i32(inner), i32(batch),
-                       i32(a.batch_stride), i32(a.row_stride), i32(a.col_stride),
-                       i32(b.batch_stride), i32(b.row_stride), i32(b.col_stride),
-                       i32(bias_strides[0]), i32(bias_strides[1]), use_bias ? 1 : 0,
-                       static_cast<float>(alpha), static_cast<float>(beta)};
-  const std::array<uint32_t, 3> grid{static_cast<uint32_t>(cols), static_cast<uint32_t>(rows),
-                                     static_cast<uint32_t>(batch)};
   for (const Tensor* t : {&a.buffer, &b.buffer, &bias})
     TVK_CHECK(!t->defined() || texel_view_fits(*t, Buffer::TexelFormat::R32), op, ": an operand ",
               t->shape_string(), " exceeds this device's texel buffer limit (maxTexelBufferElements)");
-  if (use_tiled_gemm(rows, inner)) {
-    const GemmBias tiled_bias{use_bias ? bias : a.buffer, 0, bias_strides[0], bias_strides[1]};
-    launch_tiled_gemm(op, out, batch, rows, inner, cols, {a.buffer, a.batch_stride, a.row_stride, a.col_stride},
-                      {b.buffer, b.batch_stride, b.row_stride, b.col_stride}, use_bias ? &tiled_bias : nullptr,
-                      alpha, beta);
-    return out;
-  }
-  launch(grid_launch("matmul", grid), {out, texels1(a.buffer), texels1(b.buffer), texels1(use_bias ? bias : a.buffer)},
-         p);
+  const GemmBias gemm_bias{use_bias ? bias : a.buffer, 0, bias_strides[0], bias_strides[1]};
+  run_gemm(GemmProblem{.op = op, .batch = batch, .rows = rows, .inner = inner, .cols = cols,
+                       .a = {a.buffer, a.batch_stride, a.row_stride, a.col_stride},
+                       .b = {b.buffer, b.batch_stride, b.row_stride, b.col_stride},
+                       .bias = use_bias ? &gemm_bias : nullptr, .out = out, .alpha = alpha, .beta = beta,
+                       .row_kernel = matmul_rows});
   return out;
 }
 

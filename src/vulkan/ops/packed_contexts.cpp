@@ -283,6 +283,37 @@ IValue create_linear_context(const Tensor& weight_t, const Tensor& bias) {
   return IValue(make_linear_context(weight_t, bias));
 }
 
+// The packed linear's row kernel (GemmMethod::Rows): linear_t4.glsl, one quad of outputs per
+// invocation (or per split of its sum), over the weight packed [in][out rounded up to 4], then
+// the bias.
+void linear_t4_rows(const GemmProblem& g) {
+  const char* op = g.op;
+  const int64_t rows = g.rows, in = g.inner, cols4 = (g.cols + 3) / 4;
+  LinearParams params{to_i32(op, rows), to_i32(op, in), to_i32(op, g.cols), to_i32(op, cols4), g.out_min, g.out_max};
+  ShaderLaunch l;
+  l.shader = "linear_t4";
+  constexpr uint32_t kMaxInvocations = 256;  // linear_t4.glsl's shared partial sums
+  constexpr uint32_t kMinLocal = 4;
+  // A GPU splits K until it has enough invocations (a 1280 -> 1000 layer at batch 1 has 250
+  // column quads: 4 work groups without a split, latency-bound on an H200); the columns a work
+  // group covers shrink to make room for the slices.
+  uint32_t split = reduction_split(cols4 * rows, in, kMaxInvocations / kMinLocal, 32);
+  // No invocation walks more than 32768 terms: lavapipe stops a shader's loops after 65535
+  // iterations (docs/architecture.md), so long rows are split on every device.
+  constexpr int64_t kMaxTermsPerInvocation = 32768;
+  while (split < kMaxInvocations / kMinLocal && in > kMaxTermsPerInvocation * split) split *= 2;
+  uint32_t local = std::min<uint32_t>(8, kMaxInvocations / split);
+  while (local < 64 && local < cols4 && local * 2 * split <= kMaxInvocations) local *= 2;
+  TVK_CHECK(in <= kMaxTermsPerInvocation * split, op, ": ", in, " input features exceed what one output's ", split,
+            " invocations can sum (", kMaxTermsPerInvocation * split, ")");
+  l.local = {local, split, 1};
+  l.global = {static_cast<uint32_t>(cols4), split, static_cast<uint32_t>(to_i32(op, rows))};
+  l.constants = {split};
+  launch(l, {g.out, texels1(g.a.tensor), Binding(g.b.tensor, g.b.half ? Buffer::TexelFormat::RGBA16F
+                                                                        : Buffer::TexelFormat::RGBA32)},
+         params);
+}
+
 Tensor run_linear_context(const Tensor& input, IValue context) {
   const char* op = "vulkan_prepack::run_linear_context";
   const LinearPackedContext& ctx = linear_context(context, op);
@@ -296,27 +327,6 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
   const int64_t cols4 = (ctx.out + 3) / 4;
   TVK_CHECK(texel_view_fits(input, Buffer::TexelFormat::R32), op, ": the input ", input.shape_string(),
             " exceeds this device's texel buffer limit");
-  LinearParams params{to_i32(op, rows), to_i32(op, ctx.in), to_i32(op, ctx.out), to_i32(op, cols4),
-                      -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
-  ShaderLaunch l;
-  l.shader = "linear_t4";
-  constexpr uint32_t kMaxInvocations = 256;  // linear_t4.glsl's shared partial sums
-  constexpr uint32_t kMinLocal = 4;
-  // A GPU splits K until it has enough invocations (a 1280 -> 1000 layer at batch 1 has 250
-  // column quads: 4 work groups without a split, latency-bound on an H200); the columns a work
-  // group covers shrink to make room for the slices.
-  uint32_t split = reduction_split(cols4 * rows, ctx.in, kMaxInvocations / kMinLocal, 32);
-  // No invocation walks more than 32768 terms: lavapipe stops a shader's loops after 65535
-  // iterations (docs/architecture.md), so long rows are split on every device.
-  constexpr int64_t kMaxTermsPerInvocation = 32768;
-  while (split < kMaxInvocations / kMinLocal && ctx.in > kMaxTermsPerInvocation * split) split *= 2;
-  uint32_t local = std::min<uint32_t>(8, kMaxInvocations / split);
-  while (local < 64 && local < cols4 && local * 2 * split <= kMaxInvocations) local *= 2;
-  TVK_CHECK(ctx.in <= kMaxTermsPerInvocation * split, op, ": ", ctx.in, " input features exceed what one output's ",
-            split, " invocations can sum (", kMaxTermsPerInvocation * split, ")");
-  l.local = {local, split, 1};
-  l.global = {static_cast<uint32_t>(cols4), split, static_cast<uint32_t>(to_i32(op, rows))};
-  l.constants = {split};
   if (rows == 0) return out;
   if (ctx.in == 0) {  // an empty sum: every row is the bias
     Tensor rows_of_bias = zeros(out_sizes);
@@ -327,15 +337,11 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
     return rows_of_bias.vulkan();
   }
   const bool half = ctx.packed_format != Buffer::TexelFormat::RGBA32;
-  if (use_tiled_gemm(rows, ctx.in) && texel_view_fits(ctx.packed, half ? Buffer::TexelFormat::R16F
-                                                                         : Buffer::TexelFormat::R32)) {
-    // The packed weight is [in][cols4 * 4], then the bias.
-    const GemmBias bias{ctx.packed, ctx.in * cols4 * 4, 0, 1, half};
-    launch_tiled_gemm(op, out, 1, rows, ctx.in, ctx.out, {input, 0, ctx.in, 1}, {ctx.packed, 0, cols4 * 4, 1, half},
-                      &bias, 1, 1);
-    return out;
-  }
-  launch(l, {out, texels1(input), Binding(ctx.packed, ctx.packed_format)}, params);
+  // The packed weight is [in][cols4 * 4], then the bias.
+  const GemmBias bias{ctx.packed, ctx.in * cols4 * 4, 0, 1, half};
+  run_gemm(GemmProblem{.op = op, .batch = 1, .rows = rows, .inner = ctx.in, .cols = ctx.out, .a = {input, 0, ctx.in, 1},
+                       .b = {ctx.packed, 0, cols4 * 4, 1, half}, .bias = &bias, .out = out,
+                       .row_kernel = linear_t4_rows});
   return out;
 }
 

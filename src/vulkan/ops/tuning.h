@@ -75,6 +75,12 @@ std::string tuning_identity(const PhysicalDeviceInfo& device);
 // memory only where no cache directory is known).
 TuningTable& device_tuning_table();
 
+// How much faster than the rules' choice a method must time to replace it. The rules were
+// measured on whole models; layers timed alone a few percent apart can reverse inside one (on
+// an H200, resnet18's 3x3 layers tuned to Winograd 1-2% ahead of Split ran 5% slower as a whole
+// model: docs/benchmarks.md).
+inline constexpr double kTuningMargin = 0.05;
+
 // Relative tolerance of a candidate's output against the reference's: max |a - b| <= tolerance
 // x max(1, max |reference|). fp16 weights: 3e-2; fp32: 1e-3.
 double tuning_tolerance(bool fp16);
