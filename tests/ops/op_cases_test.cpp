@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -503,6 +504,78 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, GemmMethods, ::testing::ValuesIn(vulkan::kGemmM
                          [](const ::testing::TestParamInfo<vulkan::GemmMethod>& info) {
                            return std::string(vulkan::to_string(info.param));
                          });
+
+namespace {
+// Runs torch's cases of `ops` on Vulkan in fp32 with `force` applied to the options (each must
+// match torch), and returns how many ran the method named `method` (the log says) of how many.
+std::pair<int, int> run_forced(const std::set<std::string>& ops,
+                               const std::function<void(vulkan::KernelOptions&)>& force, const std::string& method) {
+  const Manifest& m = manifest();
+  vulkan::MethodLog log;
+  vulkan::KernelOptions options = vulkan::kernel_options();
+  force(options);
+  options.log = &log;
+  const vulkan::ScopedKernelOptions scope(options);
+  int taken = 0, cases = 0;
+  for (const Case& c : m.cases) {
+    if (!ops.count(c.op) || c.expect_error) continue;
+    ++cases;
+    log.clear();
+    run_case(c, Device::Vulkan);
+    const auto entries = log.entries();
+    EXPECT_EQ(entries.size(), 1u) << describe(c) << "\n  one call, one method logged";
+    taken += !entries.empty() && entries.back().second == method;
+  }
+  std::printf("%s: took %d of %d cases\n", method.c_str(), taken, cases);
+  return {taken, cases};
+}
+}  // namespace
+
+// Every pooling method and every softmax method, forced through the kernel options on torch's
+// max_pool2d / avg_pool2d and softmax / log_softmax cases: what it can run must take it and match
+// torch, the rest must match torch on the method chosen for them. Each must take some case,
+// unless the device lacks what it needs (subgroup arithmetic for softmax's subgroup method).
+class PoolMethods : public ::testing::TestWithParam<vulkan::PoolMethod> {};
+
+TEST_P(PoolMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
+  TVK_NEED_VULKAN();
+  const Manifest& m = manifest();
+  if (m.no_torch) GTEST_SKIP() << m.problem;
+  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  const vulkan::PoolMethod method = GetParam();
+  const auto [taken, cases] = run_forced({"aten::max_pool2d", "aten::avg_pool2d"},
+                                         [&](vulkan::KernelOptions& o) { o.pool = method; }, vulkan::to_string(method));
+  EXPECT_GT(cases, 20);
+  EXPECT_GT(taken, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vulkan, PoolMethods, ::testing::ValuesIn(vulkan::kPoolMethods),
+                         [](const ::testing::TestParamInfo<vulkan::PoolMethod>& info) {
+                           return std::string(vulkan::to_string(info.param));
+                         });
+
+class SoftmaxMethods : public ::testing::TestWithParam<vulkan::SoftmaxMethod> {};
+
+TEST_P(SoftmaxMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
+  TVK_NEED_VULKAN();
+  const Manifest& m = manifest();
+  if (m.no_torch) GTEST_SKIP() << m.problem;
+  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  const vulkan::SoftmaxMethod method = GetParam();
+  const auto [taken, cases] =
+      run_forced({"aten::softmax.int", "aten::log_softmax.int"},
+                 [&](vulkan::KernelOptions& o) { o.softmax = method; }, vulkan::to_string(method));
+  EXPECT_GT(cases, 10);
+  const auto& device = vulkan::Context::get()->device().physical();
+  if (method != vulkan::SoftmaxMethod::Subgroup || device.subgroup_arithmetic) {
+    EXPECT_GT(taken, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Vulkan, SoftmaxMethods, ::testing::ValuesIn(vulkan::kSoftmaxMethods),
+                         [](const ::testing::TestParamInfo<vulkan::SoftmaxMethod>& info) {
+                           return std::string(vulkan::to_string(info.param));
+                         });
 #endif
 
 #if TVK_USE_VULKAN
@@ -525,6 +598,7 @@ struct OptionSet {
   vulkan::KernelOptions options;
   Precision precision = Precision::FP32;
   bool all_ops = false;  // every op's cases, or only those with weights (convolutions, products)
+  std::set<std::string> ops;  // where not empty: only these ops' cases
 };
 
 std::vector<OptionSet> variant_option_sets() {
@@ -533,7 +607,7 @@ std::vector<OptionSet> variant_option_sets() {
   for (const uint32_t split : {0u, 4u}) {
     for (const Precision precision : {Precision::FP32, Precision::FP16}) {
       OptionSet s{std::string("split") + std::to_string(split) + " " + to_string(precision), base, precision,
-                  precision == Precision::FP32};
+                  precision == Precision::FP32, {}};
       s.options.reduction_split = split;
       // Without a split, the texel-view paths on every device (a GPU takes them only for tensors
       // past a storage binding); with one, the GPU shapes.
@@ -551,6 +625,23 @@ std::vector<OptionSet> variant_option_sets() {
       g.options.conv_gemm = vulkan::Toggle::On;
       g.all_ops = false;
       sets.push_back(g);
+      // Each pooling and softmax method forced (their ops have no weights: every op's cases run).
+      if (precision == Precision::FP32) {
+        for (const vulkan::PoolMethod m : vulkan::kPoolMethods) {
+          OptionSet f = s;
+          f.name += std::string(" pool=") + vulkan::to_string(m);
+          f.options.pool = m;
+          f.ops = {"aten::max_pool2d", "aten::avg_pool2d"};
+          sets.push_back(f);
+        }
+        for (const vulkan::SoftmaxMethod m : vulkan::kSoftmaxMethods) {
+          OptionSet f = s;
+          f.name += std::string(" softmax=") + vulkan::to_string(m);
+          f.options.softmax = m;
+          f.ops = {"aten::softmax.int", "aten::log_softmax.int"};
+          sets.push_back(f);
+        }
+      }
       // Each matrix product method forced (fp16 changes only coopmat's pipelines).
       for (const vulkan::GemmMethod m : vulkan::kGemmMethods) {
         if (precision == Precision::FP16 && m != vulkan::GemmMethod::Coopmat) continue;
@@ -576,7 +667,7 @@ std::vector<OptionSet> variant_option_sets() {
         {"gemm_split_k", &vulkan::KernelOptions::gemm_split_k},
     };
     for (const auto& [name, member] : switches) {
-      OptionSet s{std::string("split") + std::to_string(split) + " " + name + "=0", base, Precision::FP32, false};
+      OptionSet s{std::string("split") + std::to_string(split) + " " + name + "=0", base, Precision::FP32, false, {}};
       s.options.reduction_split = split;
       s.options.gpu_shapes = split ? vulkan::Toggle::On : vulkan::Toggle::Off;
       s.options.*member = false;
@@ -791,7 +882,7 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
     tolerance = set.precision == Precision::FP16 ? 2e-2 : 1e-4;
     const vulkan::ScopedKernelOptions scope(set.options);
     for (const Case& c : m.cases) {
-      if (c.expect_error || (!set.all_ops && !has_weights(c.op))) continue;
+      if (c.expect_error || (!set.ops.empty() ? !set.ops.count(c.op) : !set.all_ops && !has_weights(c.op))) continue;
       const ops::OpEntry* entry = ops::Registry::global().find(c.op);
       if (!entry || !entry->vulkan) continue;
       const std::string what = c.op + " " + c.name;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tvk/error.h"
+
 namespace tvk::vulkan {
 
 namespace {
@@ -33,6 +35,43 @@ constexpr std::pair<GemmMethod, const char*> kGemmNames[] = {
     {GemmMethod::Coopmat, "coopmat"},
 };
 
+constexpr std::pair<PoolMethod, const char*> kPoolNames[] = {
+    {PoolMethod::Auto, "auto"},
+    {PoolMethod::Window, "window"},
+    {PoolMethod::Tile, "tile"},
+    {PoolMethod::TileStorage, "tile_storage"},
+};
+constexpr std::pair<SoftmaxMethod, const char*> kSoftmaxNames[] = {
+    {SoftmaxMethod::Auto, "auto"},
+    {SoftmaxMethod::Thread, "thread"},
+    {SoftmaxMethod::Group, "group"},
+    {SoftmaxMethod::Subgroup, "subgroup"},
+};
+
+template <class Method, size_t N>
+const char* name_in(const std::pair<Method, const char*> (&names)[N], Method method) {
+  for (const auto& [m, name] : names)
+    if (m == method) return name;
+  return "?";
+}
+template <class Method, size_t N>
+std::optional<Method> method_in(const std::pair<Method, const char*> (&names)[N], std::string_view name) {
+  for (const auto& [m, n] : names)
+    if (name == n) return m;
+  return std::nullopt;
+}
+
+std::optional<std::string> env(const char* name);
+// A forced method from `variable` (unset or empty: Auto; a name no method has: Auto, said once).
+template <class Method, size_t N>
+Method forced_method_env(const char* variable, const std::pair<Method, const char*> (&names)[N], const char* what) {
+  const auto v = env(variable);
+  if (!v || v->empty()) return Method::Auto;
+  if (const auto m = method_in(names, *v)) return *m;
+  std::fprintf(stderr, "tvk: %s=%s names no %s method; choosing per call\n", variable, v->c_str(), what);
+  return Method::Auto;
+}
+
 std::optional<std::string> env(const char* name) {
   const char* v = std::getenv(name);
   if (!v) return std::nullopt;
@@ -49,29 +88,15 @@ thread_local const KernelOptions* scoped_options = nullptr;
 thread_local const char* scoped_method = nullptr;
 }  // namespace
 
-const char* to_string(ConvMethod method) {
-  for (const auto& [m, name] : kConvNames)
-    if (m == method) return name;
-  return "?";
-}
+const char* to_string(ConvMethod method) { return name_in(kConvNames, method); }
+std::optional<ConvMethod> conv_method_named(std::string_view name) { return method_in(kConvNames, name); }
 
-std::optional<ConvMethod> conv_method_named(std::string_view name) {
-  for (const auto& [m, n] : kConvNames)
-    if (name == n) return m;
-  return std::nullopt;
-}
-
-const char* to_string(GemmMethod method) {
-  for (const auto& [m, name] : kGemmNames)
-    if (m == method) return name;
-  return "?";
-}
-
-std::optional<GemmMethod> gemm_method_named(std::string_view name) {
-  for (const auto& [m, n] : kGemmNames)
-    if (name == n) return m;
-  return std::nullopt;
-}
+const char* to_string(GemmMethod method) { return name_in(kGemmNames, method); }
+std::optional<GemmMethod> gemm_method_named(std::string_view name) { return method_in(kGemmNames, name); }
+const char* to_string(PoolMethod method) { return name_in(kPoolNames, method); }
+std::optional<PoolMethod> pool_method_named(std::string_view name) { return method_in(kPoolNames, name); }
+const char* to_string(SoftmaxMethod method) { return name_in(kSoftmaxNames, method); }
+std::optional<SoftmaxMethod> softmax_method_named(std::string_view name) { return method_in(kSoftmaxNames, name); }
 
 void MethodLog::add(std::string op, const char* method) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -97,14 +122,9 @@ KernelOptions KernelOptions::from_environment() {
       std::fprintf(stderr, "tvk: TVK_CONV_METHOD=%s names no convolution method; choosing per layer\n", m->c_str());
     }
   }
-  if (const auto m = env("TVK_GEMM_METHOD"); m && !m->empty()) {
-    if (const auto method = gemm_method_named(*m)) {
-      o.gemm = *method;
-    } else {
-      std::fprintf(stderr, "tvk: TVK_GEMM_METHOD=%s names no matrix product method; choosing per product\n",
-                   m->c_str());
-    }
-  }
+  o.gemm = forced_method_env("TVK_GEMM_METHOD", kGemmNames, "matrix product");
+  o.pool = forced_method_env("TVK_POOL_METHOD", kPoolNames, "pooling");
+  o.softmax = forced_method_env("TVK_SOFTMAX_METHOD", kSoftmaxNames, "softmax");
   if (const auto t = env("TVK_TUNE"); t && !t->empty()) {
     try {
       o.tuning = parse_tuning(*t);
@@ -158,6 +178,16 @@ MethodScope::MethodScope(const char* method) : previous_(scoped_method) {
 }
 
 MethodScope::~MethodScope() { scoped_method = previous_; }
+
+OpMethod::OpMethod(const char* op, const char* method) {
+  if (current_method()) return;  // inside another op's method, which names the launches
+  if (MethodLog* log = kernel_options().log) log->add(op, method);
+  scope_.emplace(method);
+}
+
+void throw_no_method(const char* op) {
+  throw Error(detail::concat(op, ": no Vulkan method can run this call on this device"));
+}
 
 const char* current_method() { return scoped_method; }
 

@@ -65,6 +65,30 @@ inline constexpr std::array<GemmMethod, 5> kGemmMethods{GemmMethod::Rows, GemmMe
 const char* to_string(GemmMethod method);
 std::optional<GemmMethod> gemm_method_named(std::string_view name);
 
+// The ways tvk runs max_pool2d and avg_pool2d (pooling.cpp).
+enum class PoolMethod : uint8_t {
+  Auto,         // chosen per call
+  Window,       // pool2d.glsl: one output per invocation, any window, its taps in a loop
+  Tile,         // pool2d_tile.glsl: 4 outputs per invocation, windows up to 7x7 unrolled, texel reads
+  TileStorage,  // pool2d_tile_storage: the same from a storage buffer (GPUs, tensors past a texel view)
+};
+inline constexpr std::array<PoolMethod, 3> kPoolMethods{PoolMethod::Window, PoolMethod::Tile,
+                                                        PoolMethod::TileStorage};
+const char* to_string(PoolMethod method);  // "window", "tile", "tile_storage"
+std::optional<PoolMethod> pool_method_named(std::string_view name);
+
+// The ways tvk runs softmax and log_softmax (reduction.cpp): softmax.glsl's WIDE modes.
+enum class SoftmaxMethod : uint8_t {
+  Auto,      // chosen per call
+  Thread,    // one invocation per row (dims of up to 65535 values: lavapipe's loop cap)
+  Group,     // a work group of 64 per row, meeting in shared memory (long dims)
+  Subgroup,  // a subgroup per row, coalesced reads, subgroup arithmetic (the dim innermost)
+};
+inline constexpr std::array<SoftmaxMethod, 3> kSoftmaxMethods{SoftmaxMethod::Thread, SoftmaxMethod::Group,
+                                                              SoftmaxMethod::Subgroup};
+const char* to_string(SoftmaxMethod method);  // "thread", "group", "subgroup"
+std::optional<SoftmaxMethod> softmax_method_named(std::string_view name);
+
 // Where chosen methods are written, in order, as "op method" (the tests' and tools' view of
 // which path ran for each layer). Safe to share between threads.
 class MethodLog {
@@ -87,6 +111,9 @@ struct KernelOptions {
   // The method every matrix product that it can run takes (Auto: chosen per product). One that
   // cannot run a product leaves it to the choice it would have had.
   GemmMethod gemm = GemmMethod::Auto;
+  // The methods pooling and softmax take where they can (Auto: chosen per call).
+  PoolMethod pool = PoolMethod::Auto;
+  SoftmaxMethod softmax = SoftmaxMethod::Auto;
   // Convolutions on the GEMM kernels: On wherever they fit (batch 1 too), Off never, Auto where
   // they pay (tensor cores in fp16, GPUs in fp32 for all but pointwise layers).
   Toggle conv_gemm = Toggle::Auto;
@@ -167,5 +194,33 @@ class MethodScope {
 };
 // The innermost MethodScope's method on this thread, or null.
 const char* current_method();
+
+// The method an op runs, recorded where it is the op's own: written to the options' log and put
+// in force (MethodScope) for the launches made while this lives. Inside another op's method (a
+// convolution's products) it records nothing, and that method names the launches.
+class OpMethod {
+ public:
+  OpMethod(const char* op, const char* method);
+  OpMethod(const OpMethod&) = delete;
+  OpMethod& operator=(const OpMethod&) = delete;
+
+ private:
+  std::optional<MethodScope> scope_;
+};
+
+// Throws the error of an op no method can run here.
+[[noreturn]] void throw_no_method(const char* op);
+
+// One op family's decision, for families whose methods need nothing but `can_run`: the forced
+// method where it can run, else the preferred one (the rules'), else the first of `all` that can.
+template <class Method, size_t N, class CanRun>
+Method choose_method(const char* op, Method forced, Method preferred, const std::array<Method, N>& all,
+                     CanRun&& can_run) {
+  if (forced != Method::Auto && can_run(forced)) return forced;
+  if (can_run(preferred)) return preferred;
+  for (const Method m : all)
+    if (can_run(m)) return m;
+  throw_no_method(op);
+}
 
 }  // namespace tvk::vulkan

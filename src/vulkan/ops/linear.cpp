@@ -448,9 +448,7 @@ GemmMethod run_gemm(const GemmProblem& g) {
       }
     }
   }
-  if (own_op && options.log) options.log->add(g.op, to_string(method));
-  std::optional<MethodScope> scope;
-  if (own_op) scope.emplace(to_string(method));
+  const OpMethod recorded(g.op, to_string(method));
   run_gemm_method(method, g);
   return method;
 }

@@ -1,7 +1,9 @@
-// Vulkan pooling and resizing (shaders pool2d.glsl, adaptive_{avg,max}_pool2d.glsl,
-// upsample_nearest2d.glsl), sharing the checked geometry of ops/pool_params.h.
+// Vulkan pooling and resizing (shaders pool2d.glsl, pool2d_tile.glsl, adaptive_{avg,max}_pool2d.glsl,
+// upsample_nearest2d.glsl), sharing the checked geometry of ops/pool_params.h. max_pool2d and
+// avg_pool2d run one of the named PoolMethods (kernel_options.h).
 #include "ops/pool_params.h"
 #include "ops/registry.h"
+#include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -34,26 +36,41 @@ Tensor pool2d(const char* op, PoolMode mode, const Tensor& self, const ops::Pool
                           i32(p.stride[0]), i32(p.padding[1]), i32(p.padding[0]), i32(p.dilation[1]),
                           i32(p.dilation[0]), count_include_pad ? 1 : 0, i32(divisor_override)};
   // Windows of up to 7x7 taps (every pooling of the torchvision classifiers) run the unrolled
-  // tile kernel; larger ones (spatial pyramid pooling, say) the loop of pool2d.glsl.
+  // tile kernels; larger ones (spatial pyramid pooling, say) the loop of pool2d.glsl.
   const int64_t span = 3 * p.stride[1] + (p.kernel[1] - 1) * p.dilation[1] + 1;  // pool2d_tile.glsl SPAN
-  if (p.kernel[0] <= 7 && p.kernel[1] <= 7 && span <= 32) {
-    const bool storage = gpu_shaped_kernels() || !texel_view_fits(self, Buffer::TexelFormat::R32);
-    const std::vector<uint32_t> constants{mode,
-                                          static_cast<uint32_t>(p.kernel[0]),
-                                          static_cast<uint32_t>(p.kernel[1]),
-                                          static_cast<uint32_t>(p.stride[0]),
-                                          static_cast<uint32_t>(p.stride[1]),
-                                          static_cast<uint32_t>(p.dilation[0]),
-                                          static_cast<uint32_t>(p.dilation[1])};
-    const std::array<uint32_t, 3> global{static_cast<uint32_t>((p.out_w + 3) / 4), static_cast<uint32_t>(p.out_h),
-                                         static_cast<uint32_t>(p.planes)};
-    if (storage)
-      launch(grid_launch("pool2d_tile_storage", global, constants), {out, self}, params);
-    else
-      launch(grid_launch("pool2d_tile", global, constants), {out, texels1(self)}, params);
+  const bool tiles = p.kernel[0] <= 7 && p.kernel[1] <= 7 && span <= 32;
+  auto can_run = [&](PoolMethod m) {
+    switch (m) {
+      case PoolMethod::Auto: return false;
+      case PoolMethod::Window: return true;
+      case PoolMethod::Tile: return tiles && texel_view_fits(self, Buffer::TexelFormat::R32);
+      case PoolMethod::TileStorage: return tiles && storage_binding_fits(self);
+    }
+    return false;
+  };
+  const PoolMethod preferred = !tiles ? PoolMethod::Window
+                               : gpu_shaped_kernels() || !texel_view_fits(self, Buffer::TexelFormat::R32)
+                                   ? PoolMethod::TileStorage
+                                   : PoolMethod::Tile;
+  const PoolMethod method = choose_method(op, kernel_options().pool, preferred, kPoolMethods, can_run);
+  const OpMethod recorded(op, to_string(method));
+  if (method == PoolMethod::Window) {
+    launch(grid_launch("pool2d", plane_grid(p.out_w, p.out_h, p.planes), {mode}), {out, self}, params);
     return out;
   }
-  launch(grid_launch("pool2d", plane_grid(p.out_w, p.out_h, p.planes), {mode}), {out, self}, params);
+  const std::vector<uint32_t> constants{mode,
+                                        static_cast<uint32_t>(p.kernel[0]),
+                                        static_cast<uint32_t>(p.kernel[1]),
+                                        static_cast<uint32_t>(p.stride[0]),
+                                        static_cast<uint32_t>(p.stride[1]),
+                                        static_cast<uint32_t>(p.dilation[0]),
+                                        static_cast<uint32_t>(p.dilation[1])};
+  const std::array<uint32_t, 3> global{static_cast<uint32_t>((p.out_w + 3) / 4), static_cast<uint32_t>(p.out_h),
+                                       static_cast<uint32_t>(p.planes)};
+  if (method == PoolMethod::TileStorage)
+    launch(grid_launch("pool2d_tile_storage", global, constants), {out, self}, params);
+  else
+    launch(grid_launch("pool2d_tile", global, constants), {out, texels1(self)}, params);
   return out;
 }
 

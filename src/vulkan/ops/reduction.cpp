@@ -4,6 +4,7 @@
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
+#include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 #include "vulkan/ops/strided_copy.h"
 
@@ -58,17 +59,35 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
   struct {
     uint32_t outer, size, inner;
   } params{static_cast<uint32_t>(outer), static_cast<uint32_t>(size), static_cast<uint32_t>(inner)};
-  // On GPUs a softmax over the innermost dim takes a subgroup per row (softmax.glsl's WIDE 2; a
-  // work group of 64 holds 64 / subgroup size rows). Elsewhere long dims get a work group per
-  // (outer, inner) pair (WIDE 1; 64 is its kGroup), short ones an invocation.
-  constexpr int64_t kWide = 4096;
+  // On GPUs a softmax over the innermost dim takes a subgroup per row (a work group of 64 holds
+  // 64 / subgroup size rows). Elsewhere long dims get a work group per (outer, inner) pair, short
+  // ones an invocation.
+  constexpr int64_t kWide = 4096, kMaxLoopIterations = 65535;
   const PhysicalDeviceInfo& device = Context::get()->device().physical();
   const uint32_t subgroup = device.subgroup_size;
-  const bool rows = inner == 1 && gpu_shaped_kernels() && device.subgroup_arithmetic && subgroup >= 1 && subgroup <= 64;
-  ShaderLaunch l = rows          ? row_groups_launch("softmax", (outer + 64 / subgroup - 1) / (64 / subgroup), 64)
-                   : size > kWide ? row_groups_launch("softmax", outer * inner, 64)
-                                  : ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {}};
-  l.constants = {log ? 1u : 0u, rows ? 2u : size > kWide ? 1u : 0u};
+  auto can_run = [&](SoftmaxMethod m) {
+    switch (m) {
+      case SoftmaxMethod::Auto: return false;
+      case SoftmaxMethod::Thread: return size <= kMaxLoopIterations;
+      case SoftmaxMethod::Group: return true;
+      case SoftmaxMethod::Subgroup:
+        return inner == 1 && device.subgroup_arithmetic && subgroup >= 1 && subgroup <= 64 &&
+               size / subgroup <= kMaxLoopIterations;
+    }
+    return false;
+  };
+  const SoftmaxMethod preferred = inner == 1 && gpu_shaped_kernels() && can_run(SoftmaxMethod::Subgroup)
+                                      ? SoftmaxMethod::Subgroup
+                                  : size > kWide ? SoftmaxMethod::Group
+                                                 : SoftmaxMethod::Thread;
+  const SoftmaxMethod method = choose_method(op, kernel_options().softmax, preferred, kSoftmaxMethods, can_run);
+  const OpMethod recorded(op, to_string(method));
+  ShaderLaunch l =
+      method == SoftmaxMethod::Subgroup ? row_groups_launch("softmax", (outer + 64 / subgroup - 1) / (64 / subgroup), 64)
+      : method == SoftmaxMethod::Group  ? row_groups_launch("softmax", outer * inner, 64)
+                                        : ShaderLaunch{"softmax", elementwise_global(outer * inner), {64, 1, 1}, {}};
+  // softmax.glsl's WIDE: 0 an invocation per row, 1 a work group, 2 a subgroup.
+  l.constants = {log ? 1u : 0u, method == SoftmaxMethod::Subgroup ? 2u : method == SoftmaxMethod::Group ? 1u : 0u};
   launch(l, {out, self}, params);
   return out;
 }
