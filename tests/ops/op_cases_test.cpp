@@ -379,54 +379,75 @@ TEST(OpCasesManifest, EveryCaseNamesARegisteredOp) {
 }
 
 #if TVK_USE_VULKAN
-// Every convolution method, forced through the kernel options on each of torch's convolution
-// cases in turn (one test per method): the cases it can run must take it (the method log says
-// which ran) and match torch, the others must match torch on the method chosen for them. In fp32
-// within 1e-4, with fp16 weights within 2e-2 (below). Each method must take some case, unless this
-// device lacks what it needs (Split: subgroup shuffles over 8+ lanes).
-class ConvMethods : public ::testing::TestWithParam<vulkan::ConvMethod> {};
-
-TEST_P(ConvMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
-  TVK_NEED_VULKAN();
-  const Manifest& m = manifest();
-  if (m.no_torch) GTEST_SKIP() << m.problem;
-  ASSERT_TRUE(m.problem.empty()) << m.problem;
+namespace {
+// Runs torch's cases of `ops` on Vulkan in `precision` with `force` applied to the kernel
+// options: each must run some method (the log says which) and match torch (within 1e-4 in fp32,
+// 2e-2 in fp16). Returns how many cases ran the method named `method`, and of how many.
+std::pair<int, int> run_forced(const std::set<std::string>& ops,
+                               const std::function<void(vulkan::KernelOptions&)>& force, const std::string& method,
+                               Precision precision = Precision::FP32) {
   struct Restore {
     ~Restore() {
       set_vulkan_precision(Precision::FP32);
       tolerance = 1e-4;
     }
   } restore;
+  SCOPED_TRACE("forced method " + method + " in " + to_string(precision));
+  set_vulkan_precision(precision);
+  // fp16: 2e-2. Winograd with its transformed inputs in halves too (where the GEMM kernels run
+  // its products in fp16, as the conv_gemm flip has them on lavapipe) reaches 1.1% on one of the
+  // random convolution cases, 16 -> 24 channels at 34x31.
+  tolerance = precision == Precision::FP16 ? 2e-2 : 1e-4;
+  vulkan::MethodLog log;
+  vulkan::KernelOptions options = vulkan::kernel_options();
+  force(options);
+  options.log = &log;
+  const vulkan::ScopedKernelOptions scope(options);
+  int taken = 0, cases = 0;
+  for (const Case& c : manifest().cases) {
+    if (!ops.count(c.op) || c.expect_error) continue;
+    ++cases;
+    log.clear();
+    run_case(c, Device::Vulkan);
+    const auto entries = log.entries();
+    EXPECT_FALSE(entries.empty()) << describe(c) << "\n  ran no method";
+    taken += std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.second == method; });
+  }
+  std::printf("%s in %s: took %d of %d cases\n", method.c_str(), to_string(precision), taken, cases);
+  return {taken, cases};
+}
+
+}  // namespace
+
+// The op cases' manifest, or a skip (no torch here) or a failure (a broken manifest).
+#define TVK_NEED_OP_CASES()                                          \
+  do {                                                               \
+    if (manifest().no_torch) GTEST_SKIP() << manifest().problem;    \
+    ASSERT_TRUE(manifest().problem.empty()) << manifest().problem;  \
+  } while (0)
+
+// Every method of each op family, forced through the kernel options on each of torch's cases of
+// that family in turn (one test per method): the cases it can run must take it (the method log
+// says which ran) and match torch, the others must match torch on the method chosen for them.
+// Each method must take some case, unless this device lacks what it needs.
+
+// Convolutions, in fp32 and fp16 weights (Split needs subgroup shuffles over 8+ lanes).
+class ConvMethods : public ::testing::TestWithParam<vulkan::ConvMethod> {};
+
+TEST_P(ConvMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
+  TVK_NEED_VULKAN();
+  TVK_NEED_OP_CASES();
   const vulkan::ConvMethod method = GetParam();
   const auto& device = vulkan::Context::get()->device().physical();
   const bool split_possible = device.subgroup_shuffle && device.subgroup_size >= 8 && device.subgroup_size <= 256;
   for (const Precision precision : {Precision::FP32, Precision::FP16}) {
-    SCOPED_TRACE(std::string("forced method ") + vulkan::to_string(method) + " in " + to_string(precision));
-    set_vulkan_precision(precision);
-    // fp16: 2e-2. Winograd with its transformed inputs in halves too (where the GEMM kernels run
-    // its products in fp16, as TVK_CONV_GEMM=1 has them on lavapipe) reaches 1.1% on one of
-    // these random cases, 16 -> 24 channels at 34x31.
-    tolerance = precision == Precision::FP16 ? 2e-2 : 1e-4;
-    vulkan::MethodLog log;
-    vulkan::KernelOptions options = vulkan::kernel_options();
-    options.conv = method;
-    options.log = &log;
-    const vulkan::ScopedKernelOptions scope(options);
-    int taken = 0, cases = 0;
-    for (const Case& c : m.cases) {
-      if ((c.op != "aten::conv2d" && c.op != "aten::conv_transpose2d.input") || c.expect_error) continue;
-      ++cases;
-      log.clear();
-      run_case(c, Device::Vulkan);
-      const auto entries = log.entries();
-      ASSERT_FALSE(entries.empty()) << describe(c) << "\n  ran no convolution method";
-      if (entries.back().second == vulkan::to_string(method)) ++taken;
-    }
+    const auto [taken, cases] = run_forced({"aten::conv2d", "aten::conv_transpose2d.input"},
+                                           [&](vulkan::KernelOptions& o) { o.conv = method; },
+                                           vulkan::to_string(method), precision);
     EXPECT_GT(cases, 20);
     if (method != vulkan::ConvMethod::Split || split_possible) {
       EXPECT_GT(taken, 0) << vulkan::to_string(method) << " ran none of the " << cases << " cases";
     }
-    std::printf("%s in %s: took %d of %d cases\n", vulkan::to_string(method), to_string(precision), taken, cases);
   }
 }
 
@@ -435,48 +456,32 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, ConvMethods, ::testing::ValuesIn(vulkan::kConvM
                            return std::string(vulkan::to_string(info.param));
                          });
 
-// Every matrix product method, forced through the kernel options on each of torch's mm, bmm,
-// addmm, linear and matmul cases in turn, and on packed linears of several shapes (one test per
-// method): what it can run must take it (the method log says which ran) and match torch, the rest
-// must match torch on the method chosen for them. Each method must take some case, unless this
-// device lacks what it needs (Coopmat: cooperative matrices, and fp16 precision, in which its
-// results are checked within 2e-2).
+// Matrix products: torch's mm, bmm, addmm, linear and matmul cases and packed linears of several
+// shapes, in fp32 and fp16 (coopmat needs cooperative matrices and fp16 precision, and must take
+// none where it cannot run).
 class GemmMethods : public ::testing::TestWithParam<vulkan::GemmMethod> {};
 
 TEST_P(GemmMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
   TVK_NEED_VULKAN();
-  const Manifest& m = manifest();
-  if (m.no_torch) GTEST_SKIP() << m.problem;
-  ASSERT_TRUE(m.problem.empty()) << m.problem;
-  struct Restore {
-    ~Restore() {
-      set_vulkan_precision(Precision::FP32);
-      tolerance = 1e-4;
-    }
-  } restore;
+  TVK_NEED_OP_CASES();
   const vulkan::GemmMethod method = GetParam();
   const std::string name = vulkan::to_string(method);
   const bool coopmat_possible = vulkan::Context::get()->device().physical().cooperative_matrix();
-  static const std::set<std::string> kProducts = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear",
-                                                  "aten::matmul"};
+  auto force = [&](vulkan::KernelOptions& o) { o.gemm = method; };
   for (const Precision precision : {Precision::FP32, Precision::FP16}) {
-    SCOPED_TRACE("forced method " + name + " in " + to_string(precision));
+    auto [taken, cases] =
+        run_forced({"aten::mm", "aten::bmm", "aten::addmm", "aten::linear", "aten::matmul"}, force, name, precision);
+    // Packed linears: rows 1 to 70, features and outputs off multiples of 4, as models run them.
+    struct RestoreFp32 {
+      ~RestoreFp32() { set_vulkan_precision(Precision::FP32); }
+    } restore;
     set_vulkan_precision(precision);
-    tolerance = precision == Precision::FP16 ? 2e-2 : 1e-4;
+    const double tol = precision == Precision::FP16 ? 2e-2 : 1e-4;
     vulkan::MethodLog log;
     vulkan::KernelOptions options = vulkan::kernel_options();
-    options.gemm = method;
+    force(options);
     options.log = &log;
     const vulkan::ScopedKernelOptions scope(options);
-    int taken = 0, cases = 0;
-    for (const Case& c : m.cases) {
-      if (!kProducts.count(c.op) || c.expect_error) continue;
-      ++cases;
-      log.clear();
-      run_case(c, Device::Vulkan);
-      for (const auto& [op, ran] : log.entries()) taken += ran == name;
-    }
-    // Packed linears: rows 1 to 70, features and outputs off multiples of 4, as models run them.
     for (const IntList& shape : {IntList{1, 37, 10}, IntList{20, 64, 70}, IntList{70, 33, 5}}) {
       const Tensor x = randn({shape[0], shape[1]}, 90), w = randn({shape[2], shape[1]}, 91), b = randn({shape[2]}, 92);
       ++cases;
@@ -484,7 +489,7 @@ TEST_P(GemmMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
       const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
       const Tensor got = ops::call("vulkan_prepack::run_linear_context", {IValue(x.vulkan()), ctx}).toTensor().cpu();
       const Tensor want = linear(x, w, b);
-      EXPECT_LE(testing_support::max_abs_diff(got, want), tolerance * testing_support::max_abs(want))
+      EXPECT_LE(testing_support::max_abs_diff(got, want), tol * testing_support::max_abs(want))
           << "packed linear " << shape[0] << " x " << shape[1] << " -> " << shape[2];
       const auto entries = log.entries();
       ASSERT_EQ(entries.size(), 1u) << "packed linear: one product, one method";
@@ -496,7 +501,6 @@ TEST_P(GemmMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
     } else {
       EXPECT_EQ(taken, 0) << name << " ran where it cannot";
     }
-    std::printf("%s in %s: took %d of %d cases\n", name.c_str(), to_string(precision), taken, cases);
   }
 }
 
@@ -505,43 +509,12 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, GemmMethods, ::testing::ValuesIn(vulkan::kGemmM
                            return std::string(vulkan::to_string(info.param));
                          });
 
-namespace {
-// Runs torch's cases of `ops` on Vulkan in fp32 with `force` applied to the options (each must
-// match torch), and returns how many ran the method named `method` (the log says) of how many.
-std::pair<int, int> run_forced(const std::set<std::string>& ops,
-                               const std::function<void(vulkan::KernelOptions&)>& force, const std::string& method) {
-  const Manifest& m = manifest();
-  vulkan::MethodLog log;
-  vulkan::KernelOptions options = vulkan::kernel_options();
-  force(options);
-  options.log = &log;
-  const vulkan::ScopedKernelOptions scope(options);
-  int taken = 0, cases = 0;
-  for (const Case& c : m.cases) {
-    if (!ops.count(c.op) || c.expect_error) continue;
-    ++cases;
-    log.clear();
-    run_case(c, Device::Vulkan);
-    const auto entries = log.entries();
-    EXPECT_EQ(entries.size(), 1u) << describe(c) << "\n  one call, one method logged";
-    taken += !entries.empty() && entries.back().second == method;
-  }
-  std::printf("%s: took %d of %d cases\n", method.c_str(), taken, cases);
-  return {taken, cases};
-}
-}  // namespace
-
-// Every pooling method and every softmax method, forced through the kernel options on torch's
-// max_pool2d / avg_pool2d and softmax / log_softmax cases: what it can run must take it and match
-// torch, the rest must match torch on the method chosen for them. Each must take some case,
-// unless the device lacks what it needs (subgroup arithmetic for softmax's subgroup method).
+// Pooling: torch's max_pool2d and avg_pool2d cases.
 class PoolMethods : public ::testing::TestWithParam<vulkan::PoolMethod> {};
 
 TEST_P(PoolMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
   TVK_NEED_VULKAN();
-  const Manifest& m = manifest();
-  if (m.no_torch) GTEST_SKIP() << m.problem;
-  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  TVK_NEED_OP_CASES();
   const vulkan::PoolMethod method = GetParam();
   const auto [taken, cases] = run_forced({"aten::max_pool2d", "aten::avg_pool2d"},
                                          [&](vulkan::KernelOptions& o) { o.pool = method; }, vulkan::to_string(method));
@@ -554,13 +527,12 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, PoolMethods, ::testing::ValuesIn(vulkan::kPoolM
                            return std::string(vulkan::to_string(info.param));
                          });
 
+// Softmax: torch's softmax and log_softmax cases (subgroup needs subgroup arithmetic).
 class SoftmaxMethods : public ::testing::TestWithParam<vulkan::SoftmaxMethod> {};
 
 TEST_P(SoftmaxMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
   TVK_NEED_VULKAN();
-  const Manifest& m = manifest();
-  if (m.no_torch) GTEST_SKIP() << m.problem;
-  ASSERT_TRUE(m.problem.empty()) << m.problem;
+  TVK_NEED_OP_CASES();
   const vulkan::SoftmaxMethod method = GetParam();
   const auto [taken, cases] =
       run_forced({"aten::softmax.int", "aten::log_softmax.int"},

@@ -969,12 +969,6 @@ std::string conv_signature(const ops::Conv2dParams& p, const ConvWeights& w, boo
                         w.gemm_weight.defined() ? "+gemm" : "", residual ? " residual" : "");
 }
 
-std::string ms(double ns) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "%.4f ms", ns / 1e6);
-  return b;
-}
-
 // Tuning one layer (tuning.h): every method that can run it timed on random inputs of its shapes,
 // each output checked against the reference's (`preferred`, the rules' choice), the fastest
 // correct one returned and written to `table`. Runs eagerly, outside any capture this thread
@@ -982,52 +976,20 @@ std::string ms(double ns) {
 ConvMethod tune_conv_method(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& x, const Tensor& out,
                             const Tensor& residual, float out_min, float out_max, ConvMethod preferred,
                             const std::string& signature, TuningTable& table, TuningClock& clock) {
-  std::vector<ConvMethod> candidates;
+  std::vector<std::string> methods{to_string(preferred)};
   for (ConvMethod m : kConvMethods)
-    if (m != preferred && conv_method_can_run(m, p, w, x, out, residual))
-      candidates.push_back(m);
-  if (candidates.empty()) return preferred;
+    if (m != preferred && conv_method_can_run(m, p, w, x, out, residual)) methods.push_back(to_string(m));
+  if (methods.size() == 1) return preferred;
   CommandStream::CaptureSuspension suspension;
-  CommandStream& stream = Context::get()->stream();
   const Tensor input = rand(x.sizes(), 1, tvk::Device::Vulkan);
   const Tensor extra = residual.defined() ? rand(out.sizes(), 2, tvk::Device::Vulkan) : Tensor();
-  auto measure = [&](ConvMethod m, Tensor& result) {
-    result = empty_vulkan(p.output_sizes());
-    const double ns = clock.time_ns(to_string(m), [&] { run_method(m, op, p, input, w, out_min, out_max, extra, result); });
-    stream.synchronize();
-    clock.inspect(to_string(m), result);
-    return ns;
-  };
-  Tensor reference;
-  const double reference_ns = measure(preferred, reference);
-  double best_ns = reference_ns;
-  ConvMethod best = preferred;
-  std::string detail = detail::concat(to_string(preferred), " ", ms(best_ns), " (reference)");
-  const double tolerance = tuning_tolerance(fp16_weights(w));
-  for (ConvMethod m : candidates) {
-    Tensor result;
-    double ns = 0;
-    std::string why;
-    try {
-      ns = measure(m, result);
-      why = tuning_mismatch(result, reference, tolerance);
-    } catch (const OutOfMemoryError&) {
-      why = "out of memory";
-    } catch (const Error& e) {  // a method this layer's weights or shapes do not suit after all
-      why = e.what();
-    }
-    if (!why.empty()) {
-      detail += detail::concat(", ", to_string(m), " rejected: ", why);
-      continue;
-    }
-    detail += detail::concat(", ", to_string(m), " ", ms(ns));
-    if (ns < best_ns && ns < reference_ns * (1 - kTuningMargin)) {
-      best_ns = ns;
-      best = m;
-    }
-  }
-  table.put(signature, TuningTable::Entry{to_string(best), detail});
-  return best;
+  const std::string best = tune_methods(
+      signature, methods, [&] { return empty_vulkan(p.output_sizes()); },
+      [&](const std::string& m, const Tensor& result) {
+        run_method(*conv_method_named(m), op, p, input, w, out_min, out_max, extra, result);
+      },
+      tuning_tolerance(fp16_weights(w)), table, clock);
+  return *conv_method_named(best);
 }
 }  // namespace
 

@@ -341,12 +341,6 @@ std::string gemm_signature(const GemmProblem& g) {
                         vulkan_precision() == Precision::FP16 ? " precision fp16" : " precision fp32");
 }
 
-std::string ms(double ns) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "%.4f ms", ns / 1e6);
-  return b;
-}
-
 // Tuning one product (tuning.h), as run_convolution tunes a layer: every method that can run it
 // timed on random stand-ins for its fp32 operands (which a plan being recorded has not computed
 // yet; fp16 operands are packed weights, used as they are), each output checked against the
@@ -354,12 +348,11 @@ std::string ms(double ns) {
 // `table`. Runs eagerly, outside any capture this thread records, and waits for its work.
 GemmMethod tune_gemm_method(const GemmProblem& g, GemmMethod preferred, const std::string& signature,
                             TuningTable& table, TuningClock& clock) {
-  std::vector<GemmMethod> candidates;
+  std::vector<std::string> methods{to_string(preferred)};
   for (const GemmMethod m : kGemmMethods)
-    if (m != preferred && gemm_method_can_run(m, g)) candidates.push_back(m);
-  if (candidates.empty()) return preferred;
+    if (m != preferred && gemm_method_can_run(m, g)) methods.push_back(to_string(m));
+  if (methods.size() == 1) return preferred;
   CommandStream::CaptureSuspension suspension;
-  CommandStream& stream = Context::get()->stream();
   std::vector<std::pair<Tensor, Tensor>> stand_ins;  // (operand, its random stand-in)
   auto stand_in = [&](const Tensor& t, bool half) {
     if (half) return t;
@@ -378,44 +371,14 @@ GemmMethod tune_gemm_method(const GemmProblem& g, GemmMethod preferred, const st
     bias.tensor = stand_in(g.bias->tensor, g.bias->half);
     trial.bias = &bias;
   }
-  auto measure = [&](GemmMethod m, Tensor& result) {
-    result = empty_vulkan(g.out.sizes());
-    trial.out = result;
-    const double ns = clock.time_ns(to_string(m), [&] { run_gemm_method(m, trial); });
-    stream.synchronize();
-    clock.inspect(to_string(m), result);
-    return ns;
-  };
-  Tensor reference;
-  const double reference_ns = measure(preferred, reference);
-  double best_ns = reference_ns;
-  GemmMethod best = preferred;
-  std::string detail = detail::concat(to_string(preferred), " ", ms(best_ns), " (reference)");
-  const double tolerance = tuning_tolerance(g.a.half || g.b.half || vulkan_precision() == Precision::FP16);
-  for (const GemmMethod m : candidates) {
-    Tensor result;
-    double ns = 0;
-    std::string why;
-    try {
-      ns = measure(m, result);
-      why = tuning_mismatch(result, reference, tolerance);
-    } catch (const OutOfMemoryError&) {
-      why = "out of memory";
-    } catch (const Error& e) {
-      why = e.what();
-    }
-    if (!why.empty()) {
-      detail += detail::concat(", ", to_string(m), " rejected: ", why);
-      continue;
-    }
-    detail += detail::concat(", ", to_string(m), " ", ms(ns));
-    if (ns < best_ns && ns < reference_ns * (1 - kTuningMargin)) {
-      best_ns = ns;
-      best = m;
-    }
-  }
-  table.put(signature, TuningTable::Entry{to_string(best), detail});
-  return best;
+  const std::string best = tune_methods(
+      signature, methods, [&] { return empty_vulkan(g.out.sizes()); },
+      [&](const std::string& m, const Tensor& result) {
+        trial.out = result;
+        run_gemm_method(*gemm_method_named(m), trial);
+      },
+      tuning_tolerance(g.a.half || g.b.half || vulkan_precision() == Precision::FP16), table, clock);
+  return *gemm_method_named(best);
 }
 
 // Whether tuning may time `g` on stand-ins: its fp32 operands and output are whole contiguous

@@ -161,6 +161,59 @@ TuningTable& device_tuning_table() { return Context::get()->tuning(); }
 
 double tuning_tolerance(bool fp16) { return fp16 ? 3e-2 : 1e-3; }
 
+namespace {
+std::string ms(double ns) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.4f ms", ns / 1e6);
+  return b;
+}
+}  // namespace
+
+std::string tune_methods(const std::string& signature, const std::vector<std::string>& methods,
+                         const std::function<Tensor()>& make_output,
+                         const std::function<void(const std::string& method, const Tensor& out)>& run,
+                         double tolerance, TuningTable& table, TuningClock& clock) {
+  TVK_CHECK(!methods.empty(), "tuning ", signature, ": no reference method");
+  CommandStream& stream = Context::get()->stream();
+  auto measure = [&](const std::string& m, Tensor& result) {
+    result = make_output();
+    const double ns = clock.time_ns(m, [&] { run(m, result); });
+    stream.synchronize();
+    clock.inspect(m, result);
+    return ns;
+  };
+  Tensor reference;
+  const double reference_ns = measure(methods[0], reference);
+  double best_ns = reference_ns;
+  std::string best = methods[0];
+  std::string detail = detail::concat(methods[0], " ", ms(best_ns), " (reference)");
+  for (size_t i = 1; i < methods.size(); ++i) {
+    const std::string& m = methods[i];
+    Tensor result;
+    double ns = 0;
+    std::string why;
+    try {
+      ns = measure(m, result);
+      why = tuning_mismatch(result, reference, tolerance);
+    } catch (const OutOfMemoryError&) {
+      why = "out of memory";
+    } catch (const Error& e) {  // a method this layer's weights or shapes do not suit after all
+      why = e.what();
+    }
+    if (!why.empty()) {
+      detail += detail::concat(", ", m, " rejected: ", why);
+      continue;
+    }
+    detail += detail::concat(", ", m, " ", ms(ns));
+    if (ns < best_ns && ns < reference_ns * (1 - kTuningMargin)) {
+      best_ns = ns;
+      best = m;
+    }
+  }
+  table.put(signature, TuningTable::Entry{best, detail});
+  return best;
+}
+
 std::string tuning_mismatch(const Tensor& got, const Tensor& reference, double tolerance) {
   const Tensor a = got.cpu().contiguous(), b = reference.cpu().contiguous();
   if (a.sizes() != b.sizes()) return "shape " + a.shape_string() + " differs from " + b.shape_string();

@@ -81,6 +81,18 @@ TuningTable& device_tuning_table();
 // model: docs/benchmarks.md).
 inline constexpr double kTuningMargin = 0.05;
 
+// One tuning run, as run_convolution and run_gemm make it for a layer their table lacks.
+// `methods`[0] is the reference (the rules' choice), the rest the candidates; `run(method, out)`
+// queues one run of a method into `out`, a fresh tensor from `make_output`. Each is timed by
+// `clock`, and each candidate's output checked against the reference's within `tolerance`: one
+// that fails, runs out of memory or throws a tvk::Error is rejected with its reason. Returns the
+// fastest correct method if it times kTuningMargin ahead of the reference (else the reference),
+// written to `table` under `signature` with every time and reason. Waits for its work.
+std::string tune_methods(const std::string& signature, const std::vector<std::string>& methods,
+                         const std::function<Tensor()>& make_output,
+                         const std::function<void(const std::string& method, const Tensor& out)>& run,
+                         double tolerance, TuningTable& table, TuningClock& clock);
+
 // Relative tolerance of a candidate's output against the reference's: max |a - b| <= tolerance
 // x max(1, max |reference|). fp16 weights: 3e-2; fp32: 1e-3.
 double tuning_tolerance(bool fp16);
