@@ -1,9 +1,12 @@
 // optimize_for_mobile: the passes one by one on real graphs, the optimized models against
 // torch, the saved file's contents, the blocklist, and other input shapes.
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "io/npy.h"
 #include "jit/ir/freeze.h"
@@ -133,11 +136,17 @@ void check_optimized_model(const OptimizeCase& c) {
   EXPECT_EQ(out.device(), Device::CPU) << "automatic transfers: CPU in, CPU out";
   EXPECT_LE(relative_diff(out, expected), testing_support::tolerance_for(c.model)) << report.summary();
   // Saved and loaded back, it computes the same.
-  const std::string path = ::testing::TempDir() + c.model + "_" + c.mode + "-vulkan.pt";
+  // Named after this test and process: the flipped runs of a model run beside its plain one.
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(test->test_suite_name()) + "." + test->name();
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  const std::string path = ::testing::TempDir() + name + "_" + std::to_string(::getpid()) + "-vulkan.pt";
   optimized.save(path);
   Module reloaded = load(path);
   EXPECT_TRUE(reloaded.optimized_for_vulkan());
   EXPECT_LE(relative_diff(run(reloaded, io::read_npy(base + "_input.npy")), expected), testing_support::tolerance_for(c.model));
+  std::filesystem::remove(path);
 }
 
 const std::vector<OptimizeCase> kOptimizeCases{
