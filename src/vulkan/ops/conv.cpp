@@ -1019,26 +1019,19 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
                           ? options.conv
                           : preferred_conv_method(p, w, input, out, residual);
   const ConvWeights* run_weights = &w;
-  if (options.conv == ConvMethod::Auto && options.tuning != Tuning::Off) {
+  if (options.conv == ConvMethod::Auto) {
     // Tuning sees every method, those that need the batch forms of the weights too (made then,
     // as a forced method would make them); the signature is the rules' view of the layer.
-    TuningTable& table = options.tuning_table ? *options.tuning_table : device_tuning_table();
-    // An empty table, only read from (Cached, the default), has nothing to look up.
-    const std::string signature =
-        options.tuning == Tuning::On || table.size() > 0 ? conv_signature(p, w, residual.defined()) : std::string();
-    if (signature.empty()) {
-    } else if (const auto entry = table.find(signature)) {
-      const auto tuned = conv_method_named(entry->method);
-      if (tuned && *tuned != ConvMethod::Auto) {
-        const ConvWeights& tw = needs_batch_weights(*tuned) ? with_batch_weights(packed) : w;
-        if (conv_method_can_run(*tuned, p, tw, input, out, residual)) method = *tuned, run_weights = &tw;
-      }
-    } else if (options.tuning == Tuning::On) {
-      DeviceClock device_clock;
-      const ConvWeights& all = with_batch_weights(packed);
-      method = tune_conv_method(op, p, all, input, out, residual, out_min, out_max, method, signature, table,
-                                options.tuning_clock ? *options.tuning_clock : device_clock);
-      if (needs_batch_weights(method)) run_weights = &all;
+    const auto name = tuned_method(
+        options, [&] { return conv_signature(p, w, residual.defined()); },
+        [&](const std::string& signature, TuningTable& table, TuningClock& clock) {
+          return std::string(to_string(tune_conv_method(op, p, with_batch_weights(packed), input, out, residual, out_min,
+                                                         out_max, method, signature, table, clock)));
+        });
+    const auto tuned = name ? conv_method_named(*name) : std::nullopt;
+    if (tuned && *tuned != ConvMethod::Auto) {
+      const ConvWeights& tw = needs_batch_weights(*tuned) ? with_batch_weights(packed) : w;
+      if (conv_method_can_run(*tuned, p, tw, input, out, residual)) method = *tuned, run_weights = &tw;
     }
   }
   TVK_CHECK(!residual.defined() || conv_method_can_run(method, p, *run_weights, input, out, residual), op,

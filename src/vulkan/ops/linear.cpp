@@ -252,8 +252,8 @@ bool use_tiled_gemm(int64_t rows, int64_t inner) {
 }
 
 namespace {
-bool texels_fit(const GemmOperand& t) {
-  return texel_view_fits(t.tensor, t.half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32);
+bool texels_fit(const Tensor& t, bool half) {
+  return texel_view_fits(t, half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32);
 }
 }  // namespace
 
@@ -262,7 +262,8 @@ bool gemm_method_can_run(GemmMethod m, const GemmProblem& g) {
   // The tiled kernels walk K in one loop, which lavapipe stops after 65535 iterations; all but
   // gemm_tile128 read their operands through texel views.
   const bool tiled = g.inner <= kMaxLoopIterations;
-  const bool texel_reads = !blocked && tiled && texels_fit(g.a) && texels_fit(g.b) && (!g.bias || texel_view_fits(g.bias->tensor, g.bias->half ? Buffer::TexelFormat::R16F : Buffer::TexelFormat::R32));
+  const bool texel_reads = !blocked && tiled && texels_fit(g.a.tensor, g.a.half) && texels_fit(g.b.tensor, g.b.half) &&
+                           (!g.bias || texels_fit(g.bias->tensor, g.bias->half));
   switch (m) {
     case GemmMethod::Auto:
       return false;
@@ -305,14 +306,8 @@ GemmMethod preferred_gemm_method(const GemmProblem& g) {
 }  // namespace
 
 GemmMethod choose_gemm_method(const GemmProblem& g) {
-  const KernelOptions& o = kernel_options();
-  if (o.gemm != GemmMethod::Auto && gemm_method_can_run(o.gemm, g)) return o.gemm;
-  const GemmMethod preferred = preferred_gemm_method(g);
-  if (gemm_method_can_run(preferred, g)) return preferred;
-  for (const GemmMethod m : kGemmMethods)
-    if (gemm_method_can_run(m, g)) return m;
-  throw Error(detail::concat(g.op, ": no matrix product method can run a product of ", g.batch, " x ", g.rows, " x ",
-                             g.inner, " x ", g.cols, " on this device"));
+  return choose_method(g.op, kernel_options().gemm, preferred_gemm_method(g), kGemmMethods,
+                       [&g](GemmMethod m) { return gemm_method_can_run(m, g); });
 }
 
 namespace {
@@ -396,20 +391,14 @@ GemmMethod run_gemm(const GemmProblem& g) {
   // is tuned as part of it.
   const bool own_op = current_method() == nullptr;
   GemmMethod method = choose_gemm_method(g);
-  if (own_op && options.gemm == GemmMethod::Auto && options.tuning != Tuning::Off) {
-    TuningTable& table = options.tuning_table ? *options.tuning_table : device_tuning_table();
-    // An empty table, only read from (Cached, the default), has nothing to look up.
-    if (options.tuning == Tuning::On || table.size() > 0) {
-      const std::string signature = gemm_signature(g);
-      if (const auto entry = table.find(signature)) {
-        const auto tuned = gemm_method_named(entry->method);
-        if (tuned && gemm_method_can_run(*tuned, g)) method = *tuned;
-      } else if (options.tuning == Tuning::On && tunable(g)) {
-        DeviceClock device_clock;
-        method = tune_gemm_method(g, method, signature, table,
-                                  options.tuning_clock ? *options.tuning_clock : device_clock);
-      }
-    }
+  if (own_op && options.gemm == GemmMethod::Auto) {
+    const auto name = tuned_method(
+        options, [&] { return gemm_signature(g); },
+        [&](const std::string& signature, TuningTable& table, TuningClock& clock) {
+          return std::string(to_string(tunable(g) ? tune_gemm_method(g, method, signature, table, clock) : method));
+        });
+    const auto tuned = name ? gemm_method_named(*name) : std::nullopt;
+    if (tuned && gemm_method_can_run(*tuned, g)) method = *tuned;
   }
   const OpMethod recorded(g.op, to_string(method));
   run_gemm_method(method, g);

@@ -214,6 +214,18 @@ std::string tune_methods(const std::string& signature, const std::vector<std::st
   return best;
 }
 
+std::optional<std::string> tuned_method(const KernelOptions& options, const std::function<std::string()>& signature,
+                                        const TuneLayer& tune) {
+  if (options.tuning == Tuning::Off) return std::nullopt;
+  TuningTable& table = options.tuning_table ? *options.tuning_table : device_tuning_table();
+  if (options.tuning != Tuning::On && table.size() == 0) return std::nullopt;
+  const std::string key = signature();
+  if (const auto entry = table.find(key)) return entry->method;
+  if (options.tuning != Tuning::On) return std::nullopt;
+  DeviceClock device_clock;
+  return tune(key, table, options.tuning_clock ? *options.tuning_clock : device_clock);
+}
+
 std::string tuning_mismatch(const Tensor& got, const Tensor& reference, double tolerance) {
   const Tensor a = got.cpu().contiguous(), b = reference.cpu().contiguous();
   if (a.sizes() != b.sizes()) return "shape " + a.shape_string() + " differs from " + b.shape_string();

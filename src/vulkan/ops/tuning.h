@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tvk/tensor.h"
+#include "vulkan/ops/kernel_options.h"
 
 namespace tvk::vulkan {
 
@@ -92,6 +93,15 @@ std::string tune_methods(const std::string& signature, const std::vector<std::st
                          const std::function<Tensor()>& make_output,
                          const std::function<void(const std::string& method, const Tensor& out)>& run,
                          double tolerance, TuningTable& table, TuningClock& clock);
+
+// What the tuning table says of one layer under `options`, as run_convolution and run_gemm ask it
+// for a layer whose method is not forced: nothing with tuning Off, or with an empty table that is
+// only read from (Cached, the default); else the method the table names for `signature()`; else,
+// with tuning On, the method `tune(signature, table, clock)` chooses (and writes to the table).
+// The caller checks the method can still run the layer.
+using TuneLayer = std::function<std::string(const std::string& signature, TuningTable& table, TuningClock& clock)>;
+std::optional<std::string> tuned_method(const KernelOptions& options, const std::function<std::string()>& signature,
+                                        const TuneLayer& tune);
 
 // Relative tolerance of a candidate's output against the reference's: max |a - b| <= tolerance
 // x max(1, max |reference|). fp16 weights: 3e-2; fp32: 1e-3.
