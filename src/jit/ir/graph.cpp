@@ -35,6 +35,7 @@ std::string Node::describe() const {
     case NodeKind::DictConstruct: return "prim::DictConstruct";
     case NodeKind::TupleIndex: return "prim::TupleIndex";
     case NodeKind::If: return "prim::If";
+    case NodeKind::Loop: return "prim::Loop";
     case NodeKind::Raise: return "prim::RaiseException";
   }
   return "?";
@@ -153,7 +154,9 @@ void dump_block(const NodeBlock& block, int indent, std::ostringstream& out) {
     for (size_t i = 0; i < n->args.size(); ++i) out << (i ? ", " : "") << arg_string(n->args[i]);
     out << ")\n";
     for (const auto& b : n->blocks) {
-      out << std::string(indent + 2, ' ') << "block:\n";
+      out << std::string(indent + 2, ' ') << "block(";
+      for (size_t i = 0; i < b->inputs.size(); ++i) out << (i ? ", " : "") << value_ref(b->inputs[i]);
+      out << "):\n";
       dump_block(*b, indent + 4, out);
       out << std::string(indent + 4, ' ') << "-> (";
       for (size_t i = 0; i < b->outputs.size(); ++i) out << (i ? ", " : "") << arg_string(b->outputs[i]);

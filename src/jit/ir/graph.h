@@ -45,6 +45,8 @@ enum class NodeKind {
   DictConstruct,   // {args[0]: args[1], args[2]: args[3], ...}, keys constant, in insertion order
   TupleIndex,      // args[0][index]
   If,              // blocks[0] if args[0] else blocks[1]; outputs = the taken block's outputs
+  Loop,            // args[0] times blocks[0], whose inputs are the iteration index and the carried values
+                   // (args[1..] at first, then the block's outputs); outputs = the last carried values
   Raise,           // raise ScriptException(python_class, args[0])
 };
 
@@ -66,8 +68,9 @@ struct Node {
 
 struct NodeBlock {
   std::list<std::unique_ptr<Node>> nodes;
-  std::vector<Arg> outputs;  // If branches: the values the If node outputs
-  Node* owner = nullptr;     // the If node, or nullptr for the graph's top block
+  std::vector<Arg> outputs;     // If branches: the values the If node outputs; a Loop body: the carried values
+  std::vector<Value*> inputs;   // a Loop body: the iteration index, then the carried values
+  Node* owner = nullptr;        // the If or Loop node, or nullptr for the graph's top block
 };
 
 class Graph {

@@ -209,7 +209,12 @@ IValue GraphRecorder::emit_builtin(const std::string& name, const Stack& args, c
   node->name = name;
   node->source = source;
   for (const IValue& a : args) node->args.push_back(to_arg(a));
-  node->outputs.push_back(graph_.new_value(builtin_result_type(name, args)));
+  ValueType type = builtin_result_type(name, args);
+  // An element of a list an op or constructor made (`_1[0]` of a printed chunk): its element
+  // type, so that torch.add of two such elements is the tensor op, not int addition.
+  if (name == "__getitem__" && args.size() == 2 && value_of(args[0]) && !is_dynamic(args[1]) && args[1].isInt())
+    type = element_type(*value_of(args[0]), args[1].toInt());
+  node->outputs.push_back(graph_.new_value(type));
   return wrap(append(std::move(node))->outputs[0]);
 }
 
@@ -276,6 +281,46 @@ Node* GraphRecorder::begin_if(const IValue& condition, const std::string& source
     node->blocks.back()->owner = node.get();
   }
   return append(std::move(node));
+}
+
+Node* GraphRecorder::begin_loop(const IValue& trip_count, const std::vector<IValue>& initial,
+                                const std::string& source, std::vector<IValue>* body_inputs) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::Loop;
+  node->source = source;
+  node->args.push_back(to_arg(trip_count));
+  for (const IValue& v : initial) node->args.push_back(to_arg(v));
+  node->blocks.push_back(std::make_unique<NodeBlock>());
+  NodeBlock& body = *node->blocks.back();
+  body.owner = node.get();
+  body.inputs.push_back(graph_.new_value(ValueType::Int, "i"));
+  for (const IValue& v : initial) body.inputs.push_back(graph_.new_value(type_of(v)));
+  body_inputs->clear();
+  for (Value* v : body.inputs) body_inputs->push_back(wrap(v));
+  return append(std::move(node));
+}
+
+std::vector<IValue> GraphRecorder::end_loop(Node* loop, const std::vector<IValue>& body_outputs) {
+  NodeBlock& body = *loop->blocks[0];
+  enter(&body);  // lists built for the outputs belong in the body
+  for (const IValue& v : body_outputs) body.outputs.push_back(to_arg(v));
+  leave();
+  std::vector<IValue> out;
+  for (size_t i = 0; i < body_outputs.size(); ++i) {
+    Value* v = graph_.new_value(body.inputs[i + 1]->type);
+    v->producer = loop;
+    loop->outputs.push_back(v);
+    out.push_back(wrap(v));
+  }
+  return out;
+}
+
+IValue GraphRecorder::fresh_list(const IValue& list) {
+  auto node = std::make_unique<Node>();
+  node->kind = NodeKind::ListConstruct;
+  for (const IValue& e : list.toList()) node->args.push_back(to_arg(e));
+  node->outputs.push_back(graph_.new_value(ValueType::List));
+  return wrap(append(std::move(node))->outputs[0]);
 }
 
 IValue GraphRecorder::add_if_output(Node* if_node, const IValue& then_value, const IValue& else_value) {

@@ -51,8 +51,22 @@ class GraphRecorder {
   void enter(NodeBlock* block) { blocks_.push_back(block); }
   void leave() { blocks_.pop_back(); }
   IValue add_if_output(Node* if_node, const IValue& then_value, const IValue& else_value);
-  // Whether nodes go into a branch of an If being recorded (both branches are recorded).
-  bool in_branch() const { return blocks_.size() > 1; }
+  // Loop nodes: begin_loop appends the node (`trip_count` iterations, `initial` the carried
+  // values) and gives the body's inputs (the iteration index, then one per carried value) as
+  // dynamic values; the caller enters node->blocks[0], records the body once, leaves, and
+  // end_loop sets the body's outputs and returns the node's outputs.
+  Node* begin_loop(const IValue& trip_count, const std::vector<IValue>& initial, const std::string& source,
+                   std::vector<IValue>* body_inputs);
+  std::vector<IValue> end_loop(Node* loop, const std::vector<IValue>& body_outputs);
+  // A new list each time the graph runs, holding `list`'s elements (a list a loop appends to).
+  IValue fresh_list(const IValue& list);
+  // Whether nodes go into a branch of an If being recorded (both branches are recorded), at any
+  // depth (a loop's body inside a branch too).
+  bool in_branch() const {
+    for (const NodeBlock* b : blocks_)
+      if (b->owner && b->owner->kind == NodeKind::If) return true;
+    return false;
+  }
 
  private:
   NodeBlock* current() { return blocks_.back(); }

@@ -270,7 +270,7 @@ void GraphExecutor::run_node(const Node& node, Stack args, std::vector<IValue>& 
   if (check && capture->plan)
     for (const Arg& a : node.args)
       if (a.is_value() && !capture->from_host.empty() && capture->from_host[a.value->id])
-        capture->fail("a node inside an If reads a value the CPU part computed");
+        capture->fail("a node inside an If or a loop reads a value the CPU part computed");
   switch (node.kind) {
     case NodeKind::Op: {
       if (capture && output_transfers_.count(&node) && args[0].isTensor() && args[0].toTensor().defined() &&
@@ -347,6 +347,25 @@ void GraphExecutor::run_node(const Node& node, Stack args, std::vector<IValue>& 
         const Arg& a = taken.outputs[i];
         env[node.outputs[i]->id] = a.is_value() ? env[a.value->id] : a.constant;
       }
+      break;
+    }
+    case NodeKind::Loop: {
+      const int64_t trip = args[0].toInt();
+      if (trip > Interpreter::kMaxLoopIterations)
+        throw Error(detail::concat(node.source, ": a loop of ", trip, " iterations (more than ",
+                                   Interpreter::kMaxLoopIterations, ")"));
+      const NodeBlock& body = *node.blocks[0];
+      std::vector<IValue> carried(args.begin() + 1, args.end());
+      for (int64_t i = 0; i < trip; ++i) {
+        env[body.inputs[0]->id] = IValue(i);
+        for (size_t k = 0; k < carried.size(); ++k) env[body.inputs[k + 1]->id] = std::move(carried[k]);
+        run_block(body, env, false, capture);
+        for (size_t k = 0; k < carried.size(); ++k) {
+          const Arg& a = body.outputs[k];
+          carried[k] = a.is_value() ? env[a.value->id] : a.constant;
+        }
+      }
+      for (size_t k = 0; k < node.outputs.size(); ++k) env[node.outputs[k]->id] = std::move(carried[k]);
       break;
     }
     case NodeKind::Raise:
@@ -443,8 +462,9 @@ void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IVa
       return;
     }
   }
-  if (node.kind == NodeKind::If && reads_host) {
-    state.fail("an If branches on a value the CPU part computed");
+  if ((node.kind == NodeKind::If || node.kind == NodeKind::Loop) && reads_host) {
+    state.fail(node.kind == NodeKind::If ? "an If branches on a value the CPU part computed"
+                                         : "a loop runs a number of times or on values the CPU part computed");
     run_node(node, std::move(args), env, &state, false);
     return;
   }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "jit/runtime/builtins.h"
 
@@ -177,6 +179,15 @@ IValue Interpreter::call_op(const std::string& op_name, Stack args, const Kwargs
   return out;
 }
 
+namespace {
+// A dynamic value that is a tensor, or of unknown type (an element of a list the model was given:
+// prim.dtype and prim.device take tensors only, so such a value is one).
+bool is_tensor_like(const IValue& v) {
+  const Value* d = GraphRecorder::value_of(v);
+  return d && (d->type == ValueType::Tensor || d->type == ValueType::Any);
+}
+}  // namespace
+
 bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result,
                           const SourceLocation& loc) {
   // tvk has no nested tensors and no CUDA tensors, so x.is_nested and x.is_cuda are False for
@@ -200,8 +211,7 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     // The dtype of an input tensor while freezing: float32, the only dtype Vulkan kernels
     // compute in, so what an optimized model is frozen for (nn.MultiheadAttention compares
     // its input's dtype with its weights' to choose its path).
-    if (path == "ops.prim.dtype" && args.size() == 1 && GraphRecorder::value_of(args[0]) &&
-        GraphRecorder::value_of(args[0])->type == ValueType::Tensor) {
+    if (path == "ops.prim.dtype" && args.size() == 1 && is_tensor_like(args[0])) {
       *result = IValue(int64_t{6});  // PyTorch's ScalarType code of float32
       return true;
     }
@@ -229,8 +239,7 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     // to choose a path (nn.MultiheadAttention's fast path needs CPU or CUDA tensors; tvk's
     // kernel for it runs on Vulkan too). A model that makes new tensors on its input's device
     // would get CPU tensors in a Vulkan graph; none of torchvision's classifiers does.
-    if (path == "ops.prim.device" && args.size() == 1 && GraphRecorder::value_of(args[0]) &&
-        GraphRecorder::value_of(args[0])->type == ValueType::Tensor) {
+    if (path == "ops.prim.device" && args.size() == 1 && is_tensor_like(args[0])) {
       *result = IValue(Device::CPU);
       return true;
     }
@@ -242,6 +251,27 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
       const Value* b = GraphRecorder::value_of(args[1]);
       const bool same = (a || b) ? a == b : args[0].is(args[1]);
       *result = IValue(name == "__is__" ? same : !same);
+      return true;
+    }
+    // An element of a list or tuple whose structure is known (a multi-output op's results,
+    // packed by the model and read back): the element itself, no node.
+    if (name == "__getitem__" && args.size() == 2 && (args[0].isList() || args[0].isTuple()) &&
+        !GraphRecorder::value_of(args[0]) && args[1].isInt()) {
+      const List& items = args[0].toList();
+      int64_t i = args[1].toInt();
+      if (i < 0) i += static_cast<int64_t>(items.size());
+      if (i < 0 || i >= static_cast<int64_t>(items.size())) fail_at(loc, "list index out of range");
+      *result = items[static_cast<size_t>(i)];
+      return true;
+    }
+    // A list the graph makes or was given (one a loop over the input's size grows, an element
+    // replaced in a list of images): the change is a node.
+    const bool grows_dynamic_list =
+        (name == "append" || name == "extend" || name == "insert" || name == "_set_item") && !args.empty() &&
+        GraphRecorder::value_of(args[0]) &&
+        (GraphRecorder::value_of(args[0])->type == ValueType::List || GraphRecorder::value_of(args[0])->type == ValueType::Any);
+    if (grows_dynamic_list) {
+      *result = recorder_->emit_builtin(name, args, to_string(loc));
       return true;
     }
     // Tensors go to registered ops (torch.add(t, u) is aten::add), not to the scalar builtins.
@@ -493,24 +523,40 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& resu
     }
     case StmtKind::For: {
       const auto& s = stmt.as<ForStmt>();
-      IValue iter = eval(*s.iter, frame);
-      if (recorder_ && GraphRecorder::value_of(iter))
-        fail_at(s.loc, "the optimizer cannot freeze a loop over a value that depends on the model's input");
-      List items;
-      if (iter.isList() || iter.isTuple()) items = iter.toList();
-      else if (iter.isDict()) for (auto& [k, v] : iter.toDict()->items) items.push_back(k);
-      else if (iter.isTensor()) {
-        const Tensor& t = iter.toTensor();
-        TVK_CHECK(t.dim() > 0, to_string(s.loc), ": iteration over a 0-d tensor");
-        for (int64_t i = 0; i < t.size(0); ++i) items.push_back(call_op("aten::select", {t, int64_t{0}, i}, {}));
-      } else fail_at(s.loc, std::string("cannot iterate over a value of type ") + iter.tag_name());
-      for (IValue& item : items) {
-        assign(*s.target, std::move(item), frame);
-        Flow flow = exec_block(s.body, frame, result);
-        if (flow == Flow::Break) break;
-        if (flow == Flow::Return) return flow;
+      if (recorder_ && s.iter->is<CallExpr>() && s.iter->as<CallExpr>().func->is<NameExpr>() &&
+          s.iter->as<CallExpr>().func->as<NameExpr>().id == "range" && s.iter->as<CallExpr>().keywords.empty()) {
+        // range(n) of an input's size while freezing: a Loop node, not an unrolled loop.
+        const auto& call = s.iter->as<CallExpr>();
+        Stack bounds;
+        for (const ExprPtr& a : call.args) bounds.push_back(eval(*a, frame));
+        if (GraphRecorder::any_dynamic(bounds)) {
+          if (bounds.empty() || bounds.size() > 3) fail_at(s.loc, "range() takes 1 to 3 arguments");
+          const IValue lo = bounds.size() > 1 ? bounds[0] : IValue(int64_t{0});
+          const IValue hi = bounds.size() > 1 ? bounds[1] : bounds[0];
+          const IValue step = bounds.size() > 2 ? bounds[2] : IValue(int64_t{1});
+          const std::string where = to_string(s.loc);
+          const IValue trip = recorder_->emit_builtin("__range_length", {lo, hi, step}, where);
+          const bool plain = !GraphRecorder::is_dynamic(lo) && !GraphRecorder::is_dynamic(step) && lo.isInt() &&
+                             step.isInt() && lo.toInt() == 0 && step.toInt() == 1;
+          return exec_dynamic_for(s, trip, [&](const IValue& i) {
+            return plain ? i : recorder_->emit_builtin("__derive_index", {i, lo, step}, where);
+          }, frame, result);
+        }
+        return exec_static_for(s, call_path("range", std::move(bounds), {}, s.loc), frame, result);
       }
-      return Flow::Normal;
+      IValue iter = eval(*s.iter, frame);
+      if (recorder_ && GraphRecorder::value_of(iter)) {
+        // A list of unknown length (x.size() of an input of unknown rank): len() times.
+        const Value* v = GraphRecorder::value_of(iter);
+        if (v->type != ValueType::List && v->type != ValueType::Any)
+          fail_at(s.loc, "the optimizer cannot freeze a loop over a value that depends on the model's input");
+        const std::string where = to_string(s.loc);
+        const IValue trip = recorder_->emit_builtin("len", {iter}, where);
+        return exec_dynamic_for(s, trip, [&](const IValue& i) {
+          return recorder_->emit_builtin("__getitem__", {iter, i}, where);
+        }, frame, result);
+      }
+      return exec_static_for(s, iter, frame, result);
     }
     case StmtKind::While: {
       const auto& s = stmt.as<WhileStmt>();
@@ -572,6 +618,24 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& resu
     default:
       fail_at(stmt.loc, "this statement is not supported inside a function");
   }
+}
+
+Interpreter::Flow Interpreter::exec_static_for(const ForStmt& s, const IValue& iter, Frame& frame, IValue& result) {
+  List items;
+  if (iter.isList() || iter.isTuple()) items = iter.toList();
+  else if (iter.isDict()) for (auto& [k, v] : iter.toDict()->items) items.push_back(k);
+  else if (iter.isTensor()) {
+    const Tensor& t = iter.toTensor();
+    TVK_CHECK(t.dim() > 0, to_string(s.loc), ": iteration over a 0-d tensor");
+    for (int64_t i = 0; i < t.size(0); ++i) items.push_back(call_op("aten::select", {t, int64_t{0}, i}, {}));
+  } else fail_at(s.loc, std::string("cannot iterate over a value of type ") + iter.tag_name());
+  for (IValue& item : items) {
+    assign(*s.target, std::move(item), frame);
+    Flow flow = exec_block(s.body, frame, result);
+    if (flow == Flow::Break) break;
+    if (flow == Flow::Return) return flow;
+  }
+  return Flow::Normal;
 }
 
 void Interpreter::assign(const Expr& target, IValue value, Frame& frame) {
@@ -1033,6 +1097,119 @@ Interpreter::Flow Interpreter::exec_dynamic_if(const IfStmt& s, const IValue& co
     merged[name] = recorder_->add_if_output(node, then_value, else_value);
   }
   frame.vars = std::move(merged);
+  return Flow::Normal;
+}
+
+namespace {
+
+// The names a block assigns (targets of =, +=, annotated assignments and for loops, in nested
+// blocks too).
+void assigned_names(const Expr& target, std::set<std::string>& out) {
+  if (target.is<NameExpr>()) out.insert(target.as<NameExpr>().id);
+  else if (target.is<TupleExpr>())
+    for (const ExprPtr& e : target.as<TupleExpr>().elements) assigned_names(*e, out);
+  else if (target.is<ListExpr>())
+    for (const ExprPtr& e : target.as<ListExpr>().elements) assigned_names(*e, out);
+}
+
+// A statement-level call that grows a list in place: `xs.append(v)`, or as TorchScript prints
+// it, `torch.append(xs, v)` (extend and insert too). Gives the list's name.
+std::optional<std::string> grown_list(const Expr& e) {
+  if (!e.is<CallExpr>()) return std::nullopt;
+  const auto& call = e.as<CallExpr>();
+  if (!call.func->is<AttributeExpr>()) return std::nullopt;
+  const auto& f = call.func->as<AttributeExpr>();
+  if (f.attr != "append" && f.attr != "extend" && f.attr != "insert") return std::nullopt;
+  if (f.value->is<NameExpr>() && f.value->as<NameExpr>().id != "torch") return f.value->as<NameExpr>().id;
+  if (!call.args.empty() && call.args[0]->is<NameExpr>()) return call.args[0]->as<NameExpr>().id;
+  return std::nullopt;
+}
+
+void scan_block(const Block& block, std::set<std::string>& assigned, std::set<std::string>& grown) {
+  for (const StmtPtr& stmt : block) {
+    switch (stmt->kind) {
+      case StmtKind::Assign: {
+        const auto& s = stmt->as<AssignStmt>();
+        for (const ExprPtr& t : s.targets) assigned_names(*t, assigned);
+        if (auto g = grown_list(*s.value)) grown.insert(*g);
+        break;
+      }
+      case StmtKind::AnnAssign: assigned_names(*stmt->as<AnnAssignStmt>().target, assigned); break;
+      case StmtKind::AugAssign: assigned_names(*stmt->as<AugAssignStmt>().target, assigned); break;
+      case StmtKind::Expr:
+        if (auto g = grown_list(*stmt->as<ExprStmt>().value)) grown.insert(*g);
+        break;
+      case StmtKind::If:
+        scan_block(stmt->as<IfStmt>().body, assigned, grown);
+        scan_block(stmt->as<IfStmt>().orelse, assigned, grown);
+        break;
+      case StmtKind::For:
+        assigned_names(*stmt->as<ForStmt>().target, assigned);
+        scan_block(stmt->as<ForStmt>().body, assigned, grown);
+        break;
+      case StmtKind::While: scan_block(stmt->as<WhileStmt>().body, assigned, grown); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+Interpreter::Flow Interpreter::exec_dynamic_for(const ForStmt& s, const IValue& trip,
+                                                const std::function<IValue(const IValue&)>& item, Frame& frame,
+                                                IValue& result) {
+  std::set<std::string> assigned, grown;
+  scan_block(s.body, assigned, grown);
+  // Lists the body grows become lists the graph makes afresh on each run, which the Loop grows
+  // in place (every variable naming the same list names the new one).
+  for (const std::string& name : grown) {
+    auto it = frame.vars.find(name);
+    if (it == frame.vars.end() || !it->second.isList() || GraphRecorder::value_of(it->second)) continue;
+    const IValue original = it->second, fresh = recorder_->fresh_list(original);
+    for (auto& [other, value] : frame.vars)
+      if (value.isList() && value.is(original)) value = fresh;
+  }
+  // Carried: the variables from before the loop that the body assigns, where they hold values
+  // the graph can carry (tensors, numbers, dynamic values); the others (submodules fetched again
+  // in the body, say) are the same constants on every iteration.
+  std::vector<std::string> carried;
+  std::vector<IValue> initial;
+  for (const std::string& name : assigned) {
+    auto it = frame.vars.find(name);
+    if (it == frame.vars.end()) continue;
+    const IValue& v = it->second;
+    if (!(GraphRecorder::value_of(v) || v.isTensor() || v.isInt() || v.isDouble() || v.isBool())) continue;
+    if (const Value* d = GraphRecorder::value_of(v); d && d->type == ValueType::None)
+      fail_at(s.loc, "the optimizer cannot freeze a loop over the input's size that assigns the Optional '" + name + "'");
+    carried.push_back(name);
+    initial.push_back(v);
+  }
+  std::vector<IValue> inputs;
+  Node* loop = recorder_->begin_loop(trip, initial, to_string(s.loc), &inputs);
+  Frame body = frame;
+  for (size_t i = 0; i < carried.size(); ++i) body.vars[carried[i]] = inputs[i + 1];
+  recorder_->enter(loop->blocks[0].get());
+  assign(*s.target, item(inputs[0]), body);
+  const Flow flow = exec_block(s.body, body, result);
+  recorder_->leave();
+  if (flow != Flow::Normal)
+    fail_at(s.loc, "the optimizer cannot freeze break, continue, return or an unconditional raise in a loop over the "
+                   "input's size");
+  std::vector<IValue> outputs;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    const IValue& out = body.vars[carried[i]];
+    const Value* in = GraphRecorder::value_of(inputs[i + 1]);
+    const Value* d = GraphRecorder::value_of(out);
+    const ValueType t = d ? d->type : out.isTensor() ? ValueType::Tensor : out.isInt() ? ValueType::Int
+                                    : out.isDouble() ? ValueType::Float : out.isBool() ? ValueType::Bool
+                                                                       : ValueType::Any;
+    if (in->type != ValueType::Any && t != ValueType::Any && t != in->type)
+      fail_at(s.loc, "the loop changes the type of '" + carried[i] + "' (" + jit::to_string(in->type) + " to " +
+                         jit::to_string(t) + "), which the optimizer cannot freeze");
+    outputs.push_back(out);
+  }
+  const std::vector<IValue> final_values = recorder_->end_loop(loop, outputs);
+  for (size_t i = 0; i < carried.size(); ++i) frame.vars[carried[i]] = final_values[i];
   return Flow::Normal;
 }
 

@@ -3,6 +3,7 @@
 // to the builtins TorchScript code uses on ints, floats, strings and lists.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -81,6 +82,12 @@ class Interpreter {
   bool builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result, const SourceLocation& loc);
   bool condition(const IValue& value, const SourceLocation& loc);
   Flow exec_dynamic_if(const IfStmt& s, const IValue& cond, Frame& frame, IValue& result);
+  Flow exec_static_for(const ForStmt& s, const IValue& iter, Frame& frame, IValue& result);
+  // Freezing a for loop whose length depends on the input (range of an input's size, a list of
+  // unknown length): one Loop node, its body recorded once. `trip` is the iteration count and
+  // item(i) gives the loop variable for iteration i (both dynamic values).
+  Flow exec_dynamic_for(const ForStmt& s, const IValue& trip, const std::function<IValue(const IValue&)>& item,
+                        Frame& frame, IValue& result);
   IValue class_constant(const ClassInfo& cls, const std::string& name);
 
   const CompilationUnit& unit_;

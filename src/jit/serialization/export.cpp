@@ -163,7 +163,7 @@ void CodePrinter::print_node(const Node& n, int indent, std::ostringstream& out)
   const std::string pad(static_cast<size_t>(indent), ' ');
   std::string lhs;
   for (size_t i = 0; i < n.outputs.size(); ++i) lhs += (i ? ", " : "") + name(n.outputs[i]);
-  if (n.kind != NodeKind::If && !lhs.empty()) lhs += " = ";
+  if (n.kind != NodeKind::If && n.kind != NodeKind::Loop && !lhs.empty()) lhs += " = ";
   switch (n.kind) {
     case NodeKind::Op: {
       const ops::Schema& schema = n.op->schema;
@@ -217,6 +217,20 @@ void CodePrinter::print_node(const Node& n, int indent, std::ostringstream& out)
     case NodeKind::Raise:
       out << pad << "ops.prim.RaiseException(" << arg(n.args[0]) << ", " << quote(n.name) << ")\n";
       return;
+    case NodeKind::Loop: {
+      // out = initial; for i in range(trip): carried = out; body; out = body's outputs
+      const NodeBlock& body = *n.blocks[0];
+      for (size_t i = 0; i < n.outputs.size(); ++i) out << pad << name(n.outputs[i]) << " = " << arg(n.args[i + 1]) << "\n";
+      out << pad << "for " << name(body.inputs[0]) << " in range(" << arg(n.args[0]) << "):\n";
+      std::ostringstream inner;
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        inner << pad << "  " << name(body.inputs[i + 1]) << " = " << name(n.outputs[i]) << "\n";
+      print_block(body, indent + 2, inner);
+      for (size_t i = 0; i < n.outputs.size(); ++i)
+        inner << pad << "  " << name(n.outputs[i]) << " = " << arg(body.outputs[i]) << "\n";
+      out << (inner.str().empty() ? pad + "  pass\n" : inner.str());
+      return;
+    }
     case NodeKind::If: {
       out << pad << "if " << arg(n.args[0]) << ":\n";
       for (int b = 0; b < 2; ++b) {
