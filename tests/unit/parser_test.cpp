@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "jit/frontend/parser.h"
+#include "jit/runtime/op_references.h"
 #include "support/test_support.h"
 
 using namespace tvk::jit;
@@ -737,4 +738,32 @@ TEST_F(RealCode, TruncatedAndMutatedFilesNeverCrash) {
       parse_any(mutated);
     }
   }
+}
+
+// tvk check's reading of the code: every call to an op, where it is, sorted by what tvk has for
+// it; builtins, methods and the interpreter's own names are not ops.
+TEST(OpReferences, EveryCalledOpIsFoundWithItsPlace) {
+  CompilationUnit unit;
+  unit.add_source(parse_source(R"(class M(Module):
+  def forward(self, x: Tensor) -> Tensor:
+    y = torch.relu(x)
+    if torch.gt(torch.len(torch.size(y)), 2):
+      y = torch.cumsum(y, 0)
+    else:
+      y = ops.torchvision.no_such_op(torch.nn.functional.made_up(y))
+    for i in range(torch.len(self.sizes)):
+      y = torch.made_up(y, [torch.sigmoid(y)][0])
+    return torch.add(y, ops.prim.dtype(y))
+)", "code/__torch__/m.py"), "__torch__.m");
+  const OpReferences refs = op_references(unit);
+  ASSERT_EQ(refs.unknown.size(), 2u) << "made_up (twice: torch. and nn.functional.) and torchvision::no_such_op";
+  EXPECT_EQ(refs.unknown.at("aten::made_up").size(), 2u);
+  EXPECT_EQ(refs.unknown.at("aten::made_up").front(), "code/__torch__/m.py:7:38");
+  EXPECT_EQ(refs.unknown.count("torchvision::no_such_op"), 1u);
+  EXPECT_EQ(refs.cpu_only.count("aten::cumsum"), 1u);
+  for (const char* op : {"aten::relu", "aten::sigmoid"}) EXPECT_EQ(refs.vulkan.count(op), 1u) << op;
+  // Names the builtins answer (int arithmetic and comparisons, len) and prim ops are not listed:
+  // torch.add may be either, and both exist.
+  for (const char* op : {"aten::add", "aten::gt", "aten::len", "prim::dtype"})
+    EXPECT_EQ(refs.vulkan.count(op) + refs.unknown.count(op) + refs.cpu_only.count(op), 0u) << op;
 }

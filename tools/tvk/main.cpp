@@ -14,6 +14,7 @@
 #include "args.h"
 #include "classify.h"
 #include "io/npy.h"
+#include "jit/runtime/op_references.h"
 #include "jit/serialization/import.h"
 #include "ops/registry.h"
 #include "tvk/tvk.h"
@@ -215,6 +216,19 @@ int cmd_check(int argc, char** argv) {
     std::printf("%-40s %6lld %-4s %-6s\n", name.c_str(), static_cast<long long>(n), yes_no(op && op->supports(tvk::Device::CPU)),
                 yes_no(vk));
   }
+  // Read from the code, every call at once: what running stops at first, and what this input's
+  // path does not reach.
+  const tvk::jit::OpReferences refs = tvk::jit::op_references(*module.state()->unit);
+  auto list = [](const char* title, const std::map<std::string, std::vector<std::string>>& ops) {
+    if (ops.empty()) return;
+    std::printf("%s\n", title);
+    for (const auto& [name, places] : ops)
+      std::printf("  %-38s %s%s\n", name.c_str(), places.front().c_str(),
+                  places.size() > 1 ? (" and " + std::to_string(places.size() - 1) + " more").c_str() : "");
+  };
+  list("ops the model's code calls that tvk has no kernel for, on any device (on this input's path or not):",
+       refs.unknown);
+  list("ops the model's code calls that tvk has a CPU kernel only for (the CPU fallback runs them):", refs.cpu_only);
   if (!stopped_at.empty()) {
     std::printf("the run stopped at an op tvk does not have, on any device:\n  %s\n", stopped_at.c_str());
     std::printf("%zu ops before it; this model does NOT run on tvk\n", counts.size());

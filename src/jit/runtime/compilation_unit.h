@@ -34,6 +34,8 @@ class CompilationUnit {
   const ClassInfo* find_class(const std::string& qualified_name) const;
   const FunctionDef* find_function(const std::string& qualified_name) const;
   size_t class_count() const { return classes_.size(); }
+  // The parsed code files (op_references.h reads every call in them).
+  const std::vector<std::shared_ptr<const SourceModule>>& sources() const { return sources_; }
 
   std::vector<IValue> constants;  // constants.pkl, addressed as CONSTANTS.c<i>
   // The archive's format version: ops whose meaning changed since (integer div, full with an
