@@ -46,8 +46,9 @@ struct OptimizationReport {
   // CPU-prepacked (XNNPACK) and quantized layers turned into plain ops (Vulkan backend).
   int xnnpack_contexts_unpacked = 0;
   int batch_norms_folded = 0;
-  int convolutions_packed = 0;  // conv2d / conv_transpose2d contexts
+  int convolutions_packed = 0;  // conv1d / conv2d / conv_transpose2d contexts
   int linears_packed = 0;
+  int recurrent_layers_packed = 0;  // aten::lstm / aten::gru as LstmPackedContext / GruPackedContext
   int activations_fused = 0;
   int dropouts_removed = 0;
   int mutations_removed = 0;

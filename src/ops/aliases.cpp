@@ -1,5 +1,6 @@
 // Ops that are other registered ops under another name or argument order (traced models call
-// them: maxvit_t's swapaxes, swin_t's rsub and fill_), and old archives' meaning of div. One
+// them: maxvit_t's swapaxes, swin_t's rsub and fill_, LSTMCell's unsafe_chunk), and old archives'
+// meaning of div. One
 // kernel for both devices: they dispatch on their inputs through the ops they call.
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -46,8 +47,24 @@ Tensor legacy_div_scalar(const Tensor& self, int64_t other) {
       .toTensor();
 }
 
+// The unsafe_ forms differ from chunk and split only in autograd's view tracking (traced
+// LSTMCell and GRUCell call unsafe_chunk).
+IValue unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  return call("aten::chunk", {IValue(self), IValue(chunks), IValue(dim)});
+}
+IValue unsafe_split(const Tensor& self, int64_t size, int64_t dim) {
+  return call("aten::split.Tensor", {IValue(self), IValue(size), IValue(dim)});
+}
+IValue unsafe_split_with_sizes(const Tensor& self, IntList sizes, int64_t dim) {
+  return call("aten::split_with_sizes", {IValue(self), IValue(sizes), IValue(dim)});
+}
+
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("aten::unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", unsafe_chunk);
+TVK_REGISTER_OP_ANY_DEVICE("aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", unsafe_split);
+TVK_REGISTER_OP_ANY_DEVICE("aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
+                           unsafe_split_with_sizes);
 TVK_REGISTER_OP_ANY_DEVICE("tvk::legacy_div.Tensor(Tensor self, Tensor other) -> Tensor", legacy_div_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("tvk::legacy_div.Scalar(Tensor self, int other) -> Tensor", legacy_div_scalar);
 TVK_REGISTER_OP_ANY_DEVICE("aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", fill_scalar);

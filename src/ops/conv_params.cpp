@@ -1,5 +1,6 @@
 #include "ops/conv_params.h"
 
+#include "ops/registry.h"
 #include "ops/shape_utils.h"
 
 namespace tvk::ops {
@@ -73,6 +74,122 @@ Conv2dParams conv2d_params(const char* op, const Tensor& input, const Tensor& we
   TVK_CHECK(p.out_h > 0 && p.out_w > 0, op, ": the output size (", p.out_h, ", ", p.out_w, ") for input ",
             input.shape_string(), " is too small");
   return p;
+}
+
+ConvAs2d conv_as_2d(const char* op, const Tensor& input, const Tensor& weight, const IntList& stride,
+                    const IntList& padding, const IntList& dilation, const IntList& output_padding) {
+  ConvAs2d c{input, weight, stride, padding, dilation, output_padding, false};
+  check_defined(op, input, "input");
+  check_defined(op, weight, "weight");
+  if (weight.dim() != 3) return c;
+  TVK_CHECK(input.dim() == 2 || input.dim() == 3, op, ": expected a 2-D (unbatched) or 3-D (batched) input to conv1d, got input of size ",
+            input.shape_string());
+  c.one_d = true;
+  IntList in = input.sizes(), w = weight.sizes();
+  in.insert(in.end() - 1, 1);
+  w.insert(w.end() - 1, 1);
+  c.input = input.contiguous().view(in);
+  c.weight = weight.contiguous().view(w);
+  // [v] -> [first, v]; a list of another length is left for conv2d_params to reject.
+  auto widen = [](const IntList& v, int64_t first) { return v.size() == 1 ? IntList{first, v[0]} : v; };
+  c.stride = widen(stride, 1);
+  c.padding = widen(padding, 0);
+  c.dilation = widen(dilation, 1);
+  c.output_padding = widen(output_padding, 0);
+  return c;
+}
+
+Tensor ConvAs2d::output(const Tensor& out) const {
+  if (!one_d) return out;
+  IntList sizes = out.sizes();
+  sizes.erase(sizes.end() - 2);
+  return out.view(sizes);
+}
+
+IntList same_or_valid_padding(const char* op, Tensor& input, const Tensor& weight, const std::string& padding,
+                              const IntList& stride, const IntList& dilation) {
+  check_defined(op, input, "input");
+  check_defined(op, weight, "weight");
+  TVK_CHECK(weight.dim() >= 3, op, ": weight must have 3 or more dimensions, got ", weight.shape_string());
+  const size_t dims = static_cast<size_t>(weight.dim() - 2);
+  TVK_CHECK(padding == "valid" || padding == "same", op, ": invalid padding string '", padding,
+            "'; expected 'valid' or 'same'");
+  if (padding == "valid") return IntList(dims, 0);
+  for (int64_t s : stride) TVK_CHECK(s == 1, op, ": padding='same' is not supported for strided convolutions");
+  TVK_CHECK(dilation.size() == 1 || dilation.size() == dims, op, ": dilation must have 1 or ", dims, " values, got ",
+            shape_string(dilation));
+  IntList pad(dims), extra;  // extra: constant_pad_nd's (before, after) pairs, last dim first
+  bool asymmetric = false;
+  for (size_t i = 0; i < dims; ++i) {
+    const int64_t d = dilation.size() == 1 ? dilation[0] : dilation[i];
+    const int64_t total = d * (weight.sizes()[i + 2] - 1);
+    pad[i] = total / 2;
+    asymmetric |= total % 2 != 0;
+  }
+  if (asymmetric) {
+    for (size_t i = dims; i-- > 0;) {
+      const int64_t d = dilation.size() == 1 ? dilation[0] : dilation[i];
+      extra.push_back(0);
+      extra.push_back(d * (weight.sizes()[i + 2] - 1) % 2);
+    }
+    input = call("aten::constant_pad_nd", {IValue(input), IValue(extra), IValue(0.0)}).toTensor();
+  }
+  return pad;
+}
+
+Tensor conv3d_by_planes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
+                        int64_t groups) {
+  check_defined(op, input, "input");
+  TVK_CHECK(!transposed, op, ": transposed 3-D convolutions are not supported");
+  TVK_CHECK(input.dim() == 4 || input.dim() == 5, op,
+            ": expected a 4-D (unbatched) or 5-D (batched) input to conv3d, got input of size ", input.shape_string());
+  auto three = [&](const char* arg, const IntList& v) {
+    TVK_CHECK(v.size() == 1 || v.size() == 3, op, ": '", arg, "' must have 1 or 3 values, got ", shape_string(v));
+    return v.size() == 1 ? IntList{v[0], v[0], v[0]} : v;
+  };
+  const IntList s = three("stride", stride), p = three("padding", padding), d = three("dilation", dilation);
+  for (int i = 0; i < 3; ++i)
+    TVK_CHECK(s[i] > 0 && d[i] > 0 && p[i] >= 0, op, ": stride and dilation must be positive and padding non-negative");
+  const bool unbatched = input.dim() == 4;
+  Tensor x = unbatched ? call("aten::unsqueeze", {IValue(input), IValue(int64_t{0})}).toTensor() : input;
+  const int64_t n = x.sizes()[0], c = x.sizes()[1], depth = x.sizes()[2], h = x.sizes()[3], w = x.sizes()[4];
+  const int64_t out_c = weight.sizes()[0], kd = weight.sizes()[2];
+  TVK_CHECK(groups > 0 && c % groups == 0 && weight.sizes()[1] * groups == c && out_c % groups == 0, op,
+            ": expected input ", x.shape_string(), " to have ", weight.sizes()[1] * groups, " channels for weight ",
+            weight.shape_string(), " and groups=", groups);
+  if (p[0] > 0)
+    x = call("aten::constant_pad_nd", {IValue(x), IValue(IntList{0, 0, 0, 0, p[0], p[0]}), IValue(0.0)}).toTensor();
+  const int64_t span = d[0] * (kd - 1) + 1, padded = depth + 2 * p[0];
+  TVK_CHECK(padded >= span, op, ": the kernel's depth ", kd, " (dilated ", span, ") exceeds the padded input depth ",
+            padded);
+  const int64_t out_d = (padded - span) / s[0] + 1;
+  Tensor acc;
+  for (int64_t t = 0; t < kd; ++t) {
+    // (N, C, D_out, H, W) -> (N * D_out, C, H, W): every output depth's input plane for tap t.
+    const Tensor planes = call("aten::slice.Tensor", {IValue(x), IValue(int64_t{2}), IValue(t * d[0]),
+                                                      IValue(t * d[0] + s[0] * (out_d - 1) + 1), IValue(s[0])})
+                              .toTensor();
+    const Tensor batched = call("aten::reshape", {call("aten::permute", {IValue(planes), IValue(IntList{0, 2, 1, 3, 4})}),
+                                                  IValue(IntList{n * out_d, c, h, w})})
+                               .toTensor();
+    const Tensor tap = call("aten::contiguous", {call("aten::select.int", {IValue(weight), IValue(int64_t{2}), IValue(t)}),
+                                                 IValue(int64_t{0})})
+                           .toTensor();
+    const Tensor y = call("aten::conv2d", {IValue(batched), IValue(tap), IValue(), IValue(IntList{s[1], s[2]}),
+                                           IValue(IntList{p[1], p[2]}), IValue(IntList{d[1], d[2]}), IValue(groups)})
+                         .toTensor();
+    acc = acc.defined() ? call("aten::add.Tensor", {IValue(acc), IValue(y), IValue(1.0)}).toTensor() : y;
+  }
+  const int64_t out_h = acc.sizes()[2], out_w = acc.sizes()[3];
+  Tensor out = call("aten::reshape", {IValue(acc), IValue(IntList{n, out_d, out_c, out_h, out_w})}).toTensor();
+  out = call("aten::contiguous", {call("aten::permute", {IValue(out), IValue(IntList{0, 2, 1, 3, 4})}), IValue(int64_t{0})})
+            .toTensor();
+  if (bias.defined())
+    out = call("aten::add.Tensor", {IValue(out), call("aten::reshape", {IValue(bias), IValue(IntList{out_c, 1, 1, 1})}),
+                                    IValue(1.0)})
+              .toTensor();
+  return unbatched ? call("aten::reshape", {IValue(out), IValue(IntList{out_c, out_d, out_h, out_w})}).toTensor() : out;
 }
 
 }  // namespace tvk::ops

@@ -1,5 +1,7 @@
 #include "ops/index_plan.h"
 
+#include <algorithm>
+
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 
@@ -91,6 +93,72 @@ std::vector<Tensor> optional_tensor_list(const IValue& list) {
   std::vector<Tensor> out;
   for (const IValue& v : list.toList()) out.push_back(v.isNone() ? Tensor() : v.toTensor());
   return out;
+}
+
+std::vector<DimGather> flip_plan(const char* op, const Tensor& self, const IntList& dims) {
+  check_defined(op, self);
+  std::vector<DimGather> plan;
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(op, d, self.dim());
+    TVK_CHECK(!seen[static_cast<size_t>(w)], op, ": dim ", w, " appears multiple times in the list of dims");
+    seen[static_cast<size_t>(w)] = true;
+    if (self.dim() == 0) continue;
+    const int64_t n = self.sizes()[static_cast<size_t>(w)];
+    DimGather g{w, std::vector<int64_t>(static_cast<size_t>(n))};
+    for (int64_t i = 0; i < n; ++i) g.rows[static_cast<size_t>(i)] = n - 1 - i;
+    plan.push_back(std::move(g));
+  }
+  return plan;
+}
+
+std::vector<DimGather> pad_plan_by_rows(const char* op, const Tensor& self, const IntList& pad, const std::string& mode) {
+  check_defined(op, self);
+  TVK_CHECK(mode == "reflect" || mode == "replicate" || mode == "circular", op, ": padding mode \"", mode,
+            "\" is not supported (constant, reflect, replicate, circular)");
+  TVK_CHECK(pad.size() % 2 == 0, op, ": padding length must be divisible by 2, got ", pad.size());
+  const int64_t k = static_cast<int64_t>(pad.size()) / 2;
+  TVK_CHECK(k <= self.dim(), op, ": padding of ", k, " dimensions for a tensor of shape ", self.shape_string());
+  std::vector<DimGather> plan;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t dim = self.dim() - 1 - j, n = self.sizes()[static_cast<size_t>(dim)];
+    const int64_t before = pad[static_cast<size_t>(2 * j)], after = pad[static_cast<size_t>(2 * j + 1)];
+    if (before == 0 && after == 0) continue;
+    if (mode == "reflect")
+      TVK_CHECK(before < n && after < n, op, ": reflection padding (", before, ", ", after,
+                ") must be less than the size ", n, " of dimension ", dim, " of input of shape ", self.shape_string());
+    if (mode == "circular")
+      TVK_CHECK(before <= n && after <= n, op, ": circular padding (", before, ", ", after,
+                ") must be at most the size ", n, " of dimension ", dim, " of input of shape ", self.shape_string());
+    TVK_CHECK(n > 0, op, ": ", mode, " padding of the empty dimension ", dim, " of input of shape ",
+              self.shape_string());
+    int64_t out = 0;
+    TVK_CHECK(!__builtin_add_overflow(n, before, &out) && !__builtin_add_overflow(out, after, &out) && out >= 0, op,
+              ": padding (", before, ", ", after, ") of dimension ", dim, " of size ", n, " gives a negative or overflowing size");
+    (void)numel_of([&] {
+      IntList s = self.sizes();
+      s[static_cast<size_t>(dim)] = out;
+      return s;
+    }());
+    DimGather g{dim, std::vector<int64_t>(static_cast<size_t>(out))};
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t i = o - before;
+      if (mode == "reflect") i = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
+      else if (mode == "replicate") i = std::min(std::max<int64_t>(i, 0), n - 1);
+      else i = ((i % n) + n) % n;
+      g.rows[static_cast<size_t>(o)] = i;
+    }
+    plan.push_back(std::move(g));
+  }
+  return plan;
+}
+
+Tensor run_gathers(const Tensor& self, const std::vector<DimGather>& plan) {
+  if (plan.empty()) return call("aten::clone", {IValue(self), IValue()}).toTensor();
+  Tensor x = self;
+  for (const DimGather& g : plan)
+    x = call("tvk::gather_dim", {IValue(x), IValue(g.dim), IValue(IntList(g.rows))}).toTensor();
+  return x;
 }
 
 }  // namespace tvk::ops

@@ -34,6 +34,23 @@ void for_each_indexed_row(const IndexPlan& p, F&& f) {
     for (int64_t i = 0; i < count; ++i) f((o * p.size + p.rows[static_cast<size_t>(i)]) * p.inner, (o * count + i) * p.inner);
 }
 
+// Ops that move whole rows along one dimension by a map known on the host: flip and the
+// reflection, replication and circular pads. Each is a sequence of gathers, one per dimension it
+// touches: out row i of `dim` is self's row rows[i] (self read as [outer, size, inner]). Each
+// device runs a gather with the op tvk::gather_dim (CPU: a copy per row; Vulkan: index_rows.glsl).
+struct DimGather {
+  int64_t dim = 0;
+  std::vector<int64_t> rows;
+};
+// aten::flip: each of `dims` reversed (a dim given twice is an error, as in PyTorch).
+std::vector<DimGather> flip_plan(const char* op, const Tensor& self, const IntList& dims);
+// `pad`: (before, after) pairs from the last dimension backwards. mode "reflect" (the edge row
+// not repeated; each pad < that dim's size), "replicate" (the edge row repeated; the dim must not
+// be empty) or "circular" (wrapped; each pad <= that dim's size). Negative pads crop.
+std::vector<DimGather> pad_plan_by_rows(const char* op, const Tensor& self, const IntList& pad, const std::string& mode);
+// Runs `plan` on `self`'s device through tvk::gather_dim.
+Tensor run_gathers(const Tensor& self, const std::vector<DimGather>& plan);
+
 // A `Tensor?[]` argument: None elements become undefined tensors.
 std::vector<Tensor> optional_tensor_list(const IValue& list);
 

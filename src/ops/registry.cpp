@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "core/storage.h"
 
@@ -126,8 +127,18 @@ int cpu_float_factory_device_arg(const OpEntry& op, const std::function<const IV
   if (device_arg < 0 || dtype_arg < 0) return -1;
   const IValue* d = arg(static_cast<size_t>(device_arg));
   const IValue* t = arg(static_cast<size_t>(dtype_arg));
-  const bool cpu_float = d && d->isDevice() && d->toDevice() == Device::CPU && t && t->isInt() &&
-                         t->toInt() == 6;  // PyTorch's ScalarType code of float32
+  // dtype None is float32 for the factories whose dtype does not follow an argument (a traced
+  // torch.zeros(b, 10) without dtype); full, arange and the _like ops infer theirs.
+  static const std::set<std::string> kDefaultFloat = {"aten::zeros", "aten::ones", "aten::empty", "aten::empty_strided",
+                                                      "aten::rand", "aten::randn"};
+  const bool float_dtype = t && ((t->isInt() && t->toInt() == 6) ||  // PyTorch's ScalarType code of float32
+                                 (t->isNone() && kDefaultFloat.count(op.schema.name)));
+  // device None is the CPU for a factory proper (no tensor argument whose device it would follow:
+  // a scripted torch.zeros(b, 10)).
+  bool takes_tensor = false;
+  for (const Argument& a : op.schema.arguments) takes_tensor |= a.type.rfind("Tensor", 0) == 0;
+  const bool on_cpu = d && ((d->isDevice() && d->toDevice() == Device::CPU) || (d->isNone() && !takes_tensor));
+  const bool cpu_float = on_cpu && float_dtype;
   return cpu_float ? device_arg : -1;
 }
 
@@ -281,7 +292,14 @@ IValue call(const OpEntry& op, Stack args) {
     }
   }
   const Tensor self = args.empty() || !args[0].isTensor() ? Tensor() : args[0].toTensor();
-  IValue result = kernel(args);
+  IValue result;
+  try {
+    result = kernel(args);
+  } catch (const UnsupportedError&) {
+    // As above, for an in-place op (x //= 2 on an int64 Vulkan tensor): the CPU writes self.
+    if (device != Device::Vulkan || !op.cpu || !cpu_fallback_enabled()) throw;
+    return fall_back(op, std::move(args));
+  }
   write_back_view(op, self, result);
   return result;
 }

@@ -55,8 +55,9 @@ Device dispatch_device(const OpEntry& op, const Stack& args);
 // float32 only, and these feed int() and size arithmetic on the host.
 bool scalar_stays_on_cpu(const Tensor& t);
 // A factory call asking for a float32 tensor on the CPU (a traced model's new_zeros(...,
-// dtype=6, device=cpu)), which a model on another device makes there instead: the index of the
-// call's device argument, or -1. `arg(i)` gives argument i's constant value, or nullptr.
+// dtype=6, device=cpu); a scripted torch.zeros(b, 10), dtype and device None), which a model on
+// another device makes there instead: the index of the call's device argument, or -1. `arg(i)`
+// gives argument i's constant value, or nullptr.
 int cpu_float_factory_device_arg(const OpEntry& op, const std::function<const IValue*(size_t)>& arg);
 // Runs `op` on complete arguments. Throws UnsupportedError when the device has no kernel.
 IValue call(const OpEntry& op, Stack args);

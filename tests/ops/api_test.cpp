@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "support/kernel_flips.h"
 #include "support/test_support.h"
@@ -624,4 +625,116 @@ TEST(OpsApi, IntegerDivisionOverflowAndDivisionByZeroDoNotTrap) {
   Tensor zero = zeros({2}, DType::Int64);
   EXPECT_THROW(ops::call("aten::div.Tensor_mode", Stack{IValue(lowest), IValue(zero), IValue(std::string("trunc"))}),
                Error);
+}
+
+// The LSTM and GRU contexts of optimize_for_mobile(backend="vulkan") read both pickled forms:
+// tvk's (the layer's weights as given) and PyTorch's unpack() (each gate's weight and bias apart:
+// ii, hi, if, hf, ig, hg, io, ho for LSTM; ir, hr, iz, hz, in, hn for GRU). Both must run the
+// layer as aten::lstm / aten::gru does, on each device.
+TEST(RecurrentContexts, PyTorchsPerGateStateRunsTheSameLayer) {
+  for (const bool lstm : {true, false}) {
+    SCOPED_TRACE(lstm ? "lstm" : "gru");
+    const int64_t layers = 2, in = 5, hidden = 6, gates = lstm ? 4 : 3, steps = 4, batch = 3;
+    std::vector<Tensor> params;
+    for (int64_t l = 0; l < layers; ++l) {
+      params.push_back(randn({gates * hidden, l == 0 ? in : hidden}, 10 + l));
+      params.push_back(randn({gates * hidden, hidden}, 20 + l));
+      params.push_back(randn({gates * hidden}, 30 + l));
+      params.push_back(randn({gates * hidden}, 40 + l));
+    }
+    // PyTorch's form: per layer, per gate, (w_i, b_i, w_h, b_h).
+    List per_gate;
+    for (int64_t l = 0; l < layers; ++l)
+      for (int64_t g = 0; g < gates; ++g)
+        for (int k : {0, 2, 1, 3})  // w_ih, b_ih, w_hh, b_hh
+          per_gate.emplace_back(slice(params[static_cast<size_t>(4 * l + k)], 0, g * hidden, (g + 1) * hidden).contiguous());
+    const char* cls = lstm ? "__torch__.torch.classes.vulkan.LstmPackedContext" : "__torch__.torch.classes.vulkan.GruPackedContext";
+    const ops::CustomClass* custom = ops::find_custom_class(cls);
+    ASSERT_NE(custom, nullptr);
+    auto from_pytorch = std::make_shared<Object>();
+    from_pytorch->type_name = cls;
+    custom->set_state(*from_pytorch, IValue::list({IValue::list(per_gate), IValue(true), IValue(layers), IValue(0.0),
+                                                   IValue(false), IValue(false), IValue(true)}));
+    // tvk's own form, through the state it pickles and back.
+    const IValue made = call_op(lstm ? "vulkan_prepack::create_lstm_context" : "vulkan_prepack::create_gru_context",
+                                {IValue::list(List(params.begin(), params.end())), IValue(true), IValue(layers),
+                                 IValue(0.0), IValue(false), IValue(false), IValue(true)});
+    auto reloaded = std::make_shared<Object>();
+    reloaded->type_name = cls;
+    custom->set_state(*reloaded, custom->get_state(*made.toObject()));
+    const Tensor x = randn({batch, steps, in}, 50), h0 = randn({layers, batch, hidden}, 51), c0 = randn({layers, batch, hidden}, 52);
+    const IValue expected =
+        lstm ? call_op("aten::lstm.input", {IValue(x), IValue::list({IValue(h0), IValue(c0)}), IValue::list(List(params.begin(), params.end())),
+                                            IValue(true), IValue(layers), IValue(0.0), IValue(false), IValue(false), IValue(true)})
+             : call_op("aten::gru.input", {IValue(x), IValue(h0), IValue::list(List(params.begin(), params.end())), IValue(true),
+                                           IValue(layers), IValue(0.0), IValue(false), IValue(false), IValue(true)});
+    std::vector<Device> devices{Device::CPU};
+    if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+    for (Device d : devices)
+      for (const auto& ctx : {from_pytorch, reloaded}) {
+        SCOPED_TRACE(to_string(d));
+        const IValue got = lstm ? call_op("vulkan_prepack::run_lstm_context", {IValue(x.to(d)), IValue(h0.to(d)), IValue(c0.to(d)), IValue(ctx)})
+                                : call_op("vulkan_prepack::run_gru_context", {IValue(x.to(d)), IValue(h0.to(d)), IValue(ctx)});
+        ASSERT_EQ(got.toList().size(), expected.toList().size());
+        for (size_t i = 0; i < got.toList().size(); ++i)
+          EXPECT_LE(max_abs_diff(got.toList()[i].toTensor().cpu(), expected.toList()[i].toTensor()), 1e-5) << "output " << i;
+      }
+  }
+  // A state of the wrong shape is an error naming the class, not a crash.
+  const ops::CustomClass* custom = ops::find_custom_class("__torch__.torch.classes.vulkan.LstmPackedContext");
+  auto bad = std::make_shared<Object>();
+  bad->type_name = custom->qualified_name;
+  EXPECT_THROW(custom->set_state(*bad, IValue::list({IValue::list({IValue(randn({3}, 1))}), IValue(true), IValue(int64_t{1}),
+                                                     IValue(0.0), IValue(false), IValue(false), IValue(true)})),
+               Error);
+  EXPECT_THROW(custom->set_state(*bad, IValue::list({IValue(1.0)})), Error);
+}
+
+// PyTorch's batch-norm, layer-norm and conv1d contexts: created, run on each device against the
+// plain op, pickled and read back (PyTorch's unpack() forms), and a malformed state is an error.
+TEST(PackedContexts, NormAndConv1dContextsRunAsThePlainOpsAndSurviveTheirState) {
+  std::vector<Device> devices{Device::CPU};
+  if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+  auto round_trip = [](const IValue& ctx) {
+    const ops::CustomClass* cls = ops::find_custom_class(ctx.toObject()->type_name);
+    EXPECT_NE(cls, nullptr) << ctx.toObject()->type_name;
+    auto again = std::make_shared<Object>();
+    again->type_name = ctx.toObject()->type_name;
+    cls->set_state(*again, cls->get_state(*ctx.toObject()));
+    return IValue(again);
+  };
+  const Tensor x = randn({2, 5, 6, 7}, 61), w = randn({5}, 62), b = randn({5}, 63), m = randn({5}, 64);
+  const Tensor v = add(mul(randn({5}, 65), randn({5}, 65)), 0.5);
+  const IValue bn = call_op("vulkan_prepack::create_batchnorm_context",
+                            {IValue(w), IValue(b), IValue(m), IValue(v), IValue(false), IValue(0.1), IValue(1e-3), IValue(true)});
+  const Tensor bn_expected = batch_norm(x, w, b, m, v, false, 0.1, 1e-3);
+  const Tensor y = randn({3, 4, 6}, 66), lw = randn({4, 6}, 67), lb = randn({4, 6}, 68);
+  const IValue ln = call_op("vulkan_prepack::create_layernorm_context", {IValue(lw), IValue(lb), IValue(1e-4)});
+  const Tensor ln_expected = layer_norm(y, {4, 6}, lw, lb, 1e-4);
+  for (Device d : devices)
+    for (const IValue& ctx : {bn, round_trip(bn)}) {
+      SCOPED_TRACE(to_string(d));
+      EXPECT_LE(max_abs_diff(call_op("vulkan_prepack::run_batchnorm_context", {IValue(x.to(d)), ctx}).toTensor().cpu(), bn_expected), 1e-5);
+      const IValue lctx = ctx.is(bn) ? ln : round_trip(ln);
+      EXPECT_LE(max_abs_diff(call_op("vulkan_prepack::run_layernorm_context", {IValue(y.to(d)), IValue(IntList{4, 6}), lctx})
+                                 .toTensor()
+                                 .cpu(),
+                             ln_expected),
+                1e-5);
+    }
+  if (is_vulkan_available()) {
+    const Tensor seq = randn({2, 4, 30}, 70), cw = randn({6, 2, 5}, 71), cb = randn({6}, 72);
+    const IValue c1 = call_op("vulkan_prepack::create_conv1d_context",
+                              {IValue(cw), IValue(cb), IValue(IntList{2}), IValue(IntList{1}), IValue(IntList{3}), IValue(int64_t{2})});
+    const Tensor expected = call_op("aten::conv1d", {IValue(seq), IValue(cw), IValue(cb), IValue(IntList{2}), IValue(IntList{1}),
+                                                     IValue(IntList{3}), IValue(int64_t{2})})
+                                .toTensor();
+    for (const IValue& ctx : {c1, round_trip(c1)})
+      EXPECT_LE(max_abs_diff(call_op("vulkan_prepack::run_conv1d_context", {IValue(seq.vulkan()), ctx}).toTensor().cpu(), expected), 1e-4);
+  }
+  const ops::CustomClass* bn_cls = ops::find_custom_class("__torch__.torch.classes.vulkan.BatchNormPackedContext");
+  auto bad = std::make_shared<Object>();
+  bad->type_name = bn_cls->qualified_name;
+  EXPECT_THROW(bn_cls->set_state(*bad, IValue::list({IValue(w), IValue(1e-5)})), Error);
+  EXPECT_THROW(bn_cls->set_state(*bad, IValue::list({IValue(w), IValue(b), IValue(m), IValue(std::string("v")), IValue(1e-5)})), Error);
 }

@@ -834,6 +834,342 @@ def generate(torch, c):
     c.error("aten::index_put_", r(4, 5), [torch.tensor([0, 2])], r(3), False)
     c.error("aten::index_put_", r(4, 5), [torch.tensor([4])], r(5), False)
 
+    families(torch, c)
+
+
+def families(torch, c):
+    """The ops of sequence, audio and image-to-image models (issue 48): math functions and more
+    activations, 1-D convolutions and pools, group and instance norm, pixel (un)shuffle, flip and
+    the non-constant pads, glu, prelu, split, narrow, and the recurrent layers."""
+    r = torch.randn
+    halves = torch.tensor([-2.5, -1.5, -0.5, 0.0, 0.5, 1.5, 2.5, 3.5, -0.49, 0.51])  # round: half to even
+    for s in [(), (7,), (3, 5), (2, 3, 5, 7), (0, 3)]:
+        x = r(s) * 3
+        pos = x.abs() + 0.05
+        for name in ["abs", "sin", "cos", "floor", "ceil", "round", "trunc", "sign", "erf", "mish", "expm1"]:
+            c.add(f"aten::{name}", x)
+            c.add(f"aten::{name}_", x)
+        for name in ["log", "log2", "log10"]:
+            c.add(f"aten::{name}", pos)
+            c.add(f"aten::{name}_", pos)
+        c.add("aten::log1p", pos - 0.9)  # above -1, and values near 0
+        c.add("aten::log1p_", x * 1e-4)
+        c.add("aten::log_sigmoid", x * 10)
+        c.add("aten::leaky_relu", x, 0.01)
+        c.add("aten::leaky_relu", x, 0.2)
+        c.add("aten::leaky_relu_", x, 0.1)
+        c.add("aten::elu", x, 1.0, 1.0, 1.0)
+        c.add("aten::elu", x, 0.5, 2.0, 1.5)
+        c.add("aten::elu_", x, 1.2, 1.0, 1.0)
+        c.add("aten::selu", x)
+        c.add("aten::celu", x, 0.7)
+        c.add("aten::softplus", x, 1, 20)
+        c.add("aten::softplus", x * 10, 2.0, 5.0)  # past the threshold: x itself
+    for name in ["round", "floor", "ceil", "trunc", "sign"]:
+        c.add(f"aten::{name}", halves)
+    c.add("aten::expm1", torch.tensor([1e-7, -1e-6, 0.3, -0.7, 5.0]))
+    c.add("aten::log1p", torch.tensor([1e-7, -1e-6, 0.3, -0.7, 5.0]))
+    c.add("aten::mish", torch.tensor([-30.0, -5.0, 0.0, 5.0, 30.0]))
+    c.error("aten::celu", r(3), 0.0)
+
+    # ---- 1-D convolutions (as 2-D over a height of 1), and string padding ----
+    conv1d_cases = [  # (input, weight, bias?, stride, padding, dilation, groups)
+        ((2, 4, 50), (6, 4, 3), True, 1, 1, 1, 1),
+        ((1, 6, 33), (6, 1, 5), False, 2, 2, 1, 6),  # depthwise, strided
+        ((3, 4, 40), (8, 2, 3), True, 1, 0, 3, 2),  # dilated, grouped
+        ((1, 1, 400), (16, 1, 10), True, 5, 0, 1, 1),  # wav2vec2's first layer, small
+        ((4, 17), (5, 4, 1), True, 1, 0, 1, 1),  # unbatched, pointwise
+    ]
+    for xs, ws, has_b, st, pad, dil, g in conv1d_cases:
+        x, w = r(xs), r(ws)
+        b = r(ws[0]) if has_b else None
+        c.add("aten::conv1d", x, w, b, [st], [pad], [dil], g)
+        if len(xs) == 3:
+            c.add("aten::convolution", x, w, b, [st], [pad], [dil], False, [0], g)
+            c.add("aten::_convolution", x, w, b, [st], [pad], [dil], False, [0], g, False, False, True, True)
+    for k, dil in [(3, 1), (4, 1), (4, 3), (1, 1)]:  # 'same' with an odd total pads one more after
+        c.add("aten::conv1d.padding", r(2, 3, 20), r(5, 3, k), r(5), [1], "same", [dil], 1)
+        c.add("aten::conv1d.padding", r(2, 3, 20), r(5, 3, k), None, [2], "valid", [dil], 1)
+    c.add("aten::conv2d.padding", r(1, 3, 9, 10), r(4, 3, 3, 4), r(4), [1, 1], "same", [1, 2], 1)
+    c.add("aten::_convolution_mode", r(1, 3, 9, 10), r(4, 3, 3, 4), r(4), [1, 1], "same", [1, 2], 1)
+    c.add("aten::_convolution_mode", r(2, 3, 20), r(6, 1, 4), None, [1], "same", [2], 3)
+    c.add("aten::_convolution_mode", r(2, 3, 20), r(6, 3, 4), r(6), [3], "valid", [1], 1)
+    c.add("aten::conv2d.padding", r(1, 4, 9, 10), r(4, 2, 3, 3), None, [2, 1], "valid", [1, 1], 2)
+    c.error("aten::conv1d.padding", r(1, 3, 20), r(5, 3, 3), None, [2], "same", [1], 1)
+    c.error("aten::conv1d.padding", r(1, 3, 20), r(5, 3, 3), None, [1], "full", [1], 1)
+    c.error("aten::conv1d", r(1, 3, 20), r(5, 4, 3), None, [1], [0], [1], 1)
+    for xs, ws, st, pad, opad, g, dil in [((2, 4, 10), (4, 3, 3), 2, 1, 1, 1, 1), ((1, 6, 7), (6, 2, 4), 3, 0, 0, 2, 1),
+                                          ((1, 2, 9), (2, 3, 3), 1, 2, 0, 1, 2)]:
+        x, w = r(xs), r(ws)
+        b = r(ws[1] * g)
+        c.add("aten::conv_transpose1d", x, w, b, [st], [pad], [opad], g, [dil])
+        c.add("aten::convolution", x, w, b, [st], [pad], [dil], True, [opad], g)
+
+    # ---- 3-D convolutions (as depth taps of 2-D ones) and pools (separable) ----
+    conv3d_cases = [  # (input, weight, bias?, stride, padding, dilation, groups)
+        ((1, 3, 5, 9, 8), (4, 3, 3, 3, 3), True, [1, 1, 1], [1, 1, 1], [1, 1, 1], 1),
+        ((2, 4, 6, 7, 7), (6, 2, 3, 1, 1), False, [2, 1, 1], [1, 0, 0], [1, 1, 1], 2),  # (2+1)D's temporal conv
+        ((1, 2, 4, 10, 9), (3, 2, 1, 3, 3), True, [1, 2, 2], [0, 1, 1], [1, 1, 1], 1),  # its spatial conv
+        ((1, 2, 7, 6, 6), (2, 1, 2, 2, 2), True, [1, 1, 1], [0, 0, 0], [2, 1, 2], 2),
+        ((3, 5, 6, 4), (4, 3, 2, 3, 1), True, [1, 1, 1], [1, 0, 0], [1, 1, 1], 1),  # unbatched
+    ]
+    for xs, ws, has_b, st, pad, dil, g in conv3d_cases:
+        x, w = r(xs), r(ws)
+        b = r(ws[0]) if has_b else None
+        c.add("aten::conv3d", x, w, b, st, pad, dil, g)
+        if len(xs) == 5:
+            c.add("aten::convolution", x, w, b, st, pad, dil, False, [0, 0, 0], g)
+            c.add("aten::_convolution", x, w, b, st, pad, dil, False, [0, 0, 0], g, False, False, True, True)
+    c.add("aten::conv3d.padding", r(1, 2, 5, 6, 7), r(3, 2, 3, 2, 3), r(3), [1, 1, 1], "same", [1, 1, 2], 1)
+    c.add("aten::conv3d.padding", r(1, 2, 5, 6, 7), r(3, 2, 3, 2, 3), None, [1, 2, 1], "valid", [1, 1, 1], 1)
+    c.error("aten::conv3d", r(1, 3, 2, 5, 5), r(4, 3, 3, 3, 3), None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1)  # kernel > depth
+    c.error("aten::conv3d", r(1, 4, 5, 5, 5), r(4, 3, 3, 3, 3), None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1)  # channels
+    for x in [r(2, 3, 6, 7, 8), r(3, 5, 6, 4)]:
+        c.add("aten::max_pool3d", x, [2, 2, 2], [], [0, 0, 0], [1, 1, 1], False)
+        c.add("aten::max_pool3d", x, [3, 3, 2], [2, 1, 2], [1, 1, 0], [1, 1, 1], True)
+        c.add("aten::max_pool3d", x, [2, 3, 3], [1, 2, 2], [0, 1, 1], [2, 1, 1], False)
+        c.add("aten::avg_pool3d", x, [2, 2, 2], [], [0, 0, 0], False, True, None)
+        c.add("aten::avg_pool3d", x, [3, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None)
+        c.add("aten::avg_pool3d", x, [3, 2, 3], [1, 2, 2], [1, 0, 1], False, True, None)
+        c.add("aten::avg_pool3d", x, [2, 2, 2], [2, 2, 2], [1, 1, 1], True, True, 5)
+        for o in [[1, 1, 1], [2, 3, 2], [4, 4, 4]]:
+            c.add("aten::adaptive_avg_pool3d", x, o)
+    c.error("aten::max_pool3d", r(1, 2, 4, 4, 4), [2, 2, 2], [2, 2, 2], [2, 0, 0], [1, 1, 1], False)
+    c.error("aten::avg_pool3d", r(1, 2, 4, 4), [2, 2, 2], [], [0, 0, 0], False, True, 0)
+
+    # ---- 1-D pools ----
+    for x in [r(2, 3, 20), r(4, 17), r(1, 5, 7)]:
+        c.add("aten::max_pool1d", x, [3], [2], [1], [1], False)
+        c.add("aten::max_pool1d", x, [2], [], [0], [1], True)
+        c.add("aten::max_pool1d", x, [3], [1], [0], [2], False)
+        c.add("aten::avg_pool1d", x, [3], [2], [1], False, True)
+        c.add("aten::avg_pool1d", x, [3], [2], [1], True, False)
+        c.add("aten::avg_pool1d", x, [4], [], [0], False, True)
+        for o in [1, 4, 5]:
+            c.add("aten::adaptive_avg_pool1d", x, [o])
+            c.add("aten::adaptive_max_pool1d", x, [o])
+    c.error("aten::max_pool1d", r(2, 3, 20), [3], [2], [2], [1], False)  # padding > half the kernel
+    c.error("aten::adaptive_avg_pool1d", r(2, 3, 4, 5), [2])
+
+    # ---- group and instance norm ----
+    for shape, groups in [((2, 6, 5, 4), 3), ((1, 8, 33), 2), ((3, 4, 2, 3, 2), 4), ((2, 6, 7, 7), 1), ((2, 4), 2)]:
+        x = r(shape) * 2 + 0.5
+        w, b = r(shape[1]), r(shape[1])
+        c.add("aten::group_norm", x, groups, w, b, 1e-5, True)
+        c.add("aten::group_norm", x, groups, None, None, 1e-3, True)
+    c.error("aten::group_norm", r(2, 6, 4), 4, None, None, 1e-5, True)
+    for shape in [(2, 3, 6, 5), (1, 4, 30), (2, 2, 3, 4, 2)]:
+        x = r(shape) * 3 - 1
+        w, b, rm, rv = r(shape[1]), r(shape[1]), r(shape[1]), torch.rand(shape[1]) + 0.5
+        c.add("aten::instance_norm", x, w, b, None, None, True, 0.1, 1e-5, True)
+        c.add("aten::instance_norm", x, None, None, None, None, True, 0.1, 1e-5, True)
+        c.add("aten::instance_norm", x, w, b, rm, rv, False, 0.1, 1e-5, True)
+
+    # ---- pixel (un)shuffle ----
+    for x, f in [(r(1, 8, 3, 5), 2), (r(2, 9, 4, 2), 3), (r(2, 3, 4, 2, 3), 1), (r(3, 2, 4, 4, 3), 2), (r(18, 2, 3), 3)]:
+        if x.shape[-3] % (f * f) == 0:
+            c.add("aten::pixel_shuffle", x, f)
+        if x.shape[-1] % f == 0 and x.shape[-2] % f == 0:
+            c.add("aten::pixel_unshuffle", x, f)
+    c.error("aten::pixel_shuffle", r(1, 6, 3, 3), 2)
+    c.error("aten::pixel_unshuffle", r(1, 2, 3, 4), 2)
+
+    # ---- flip and the non-constant pads (gathers of rows) ----
+    for x, dims in [(r(2, 3, 4), [0]), (r(2, 3, 4), [-1, 1]), (r(5), [0]), (torch.arange(12).reshape(3, 4), [0, 1]),
+                    (r(2, 3, 4, 5), []), (torch.tensor(3.0), [])]:
+        c.add("aten::flip", x, dims)
+    c.error("aten::flip", r(2, 3), [0, -2])
+    c.error("aten::flip", r(2, 3), [2])
+    for mode in ["reflect", "replicate", "circular"]:
+        c.add("aten::pad", r(2, 3, 8), [2, 3], mode, None)
+        c.add("aten::pad", r(1, 2, 5, 6), [1, 2, 3, 0], mode, None)
+        c.add("aten::pad", r(1, 2, 3, 4, 5), [1, 1, 2, 0, 0, 2], mode, None)
+        c.add("aten::pad", r(1, 2, 4, 4), [0, 0, 3, 1], mode, None)
+    c.error("aten::pad", r(1, 2, 4), [4, 0], "reflect", None)  # pad >= size
+    c.add("aten::reflection_pad1d", r(2, 3, 6), [2, 5])
+    c.add("aten::reflection_pad1d", r(3, 6), [1, 0])
+    c.add("aten::reflection_pad2d", r(1, 3, 5, 7), [3, 3, 2, 4])
+    c.add("aten::reflection_pad2d", r(2, 5, 7), [0, 1, 1, 0])
+    c.add("aten::reflection_pad3d", r(1, 2, 3, 4, 5), [1, 2, 2, 1, 0, 2])
+    c.add("aten::replication_pad1d", r(2, 3, 6), [4, 9])
+    c.add("aten::replication_pad2d", r(1, 3, 5, 7), [3, 3, 2, 8])
+    c.add("aten::replication_pad2d", r(3, 1, 1), [2, 2, 2, 2])
+    c.add("aten::replication_pad3d", r(1, 2, 3, 4, 5), [1, 2, 2, 1, 3, 0])
+    c.error("aten::reflection_pad2d", r(1, 3, 5, 7), [3, 7, 0, 0])
+    for x, d, rows in [(r(3, 4), 1, [3, 0, 0, 2, 1]), (torch.arange(6).reshape(2, 3), 0, [1, 1, 0]), (r(2, 3, 4), -2, [])]:
+        c.add("tvk::gather_dim", x, d, rows, ref=lambda t, d, rows: torch.index_select(t, d, torch.tensor(rows, dtype=torch.int64)))
+    c.error("tvk::gather_dim", r(3, 4), 1, [4], ref=lambda t, d, rows: torch.index_select(t, d, torch.tensor(rows)))
+
+    # ---- glu, prelu, split, narrow ----
+    for x, d in [(r(2, 6), -1), (r(4, 3, 5), 0), (r(2, 8, 3, 3), 1)]:
+        c.add("aten::glu", x, d)
+    c.error("aten::glu", r(3, 5), -1)
+    for x, w in [(r(2, 3, 4, 5), r(3)), (r(2, 3, 4, 5), r(1)), (r(4, 6), r(6)), (r(7), r(1)), (r(2, 5, 9), r(5))]:
+        c.add("aten::prelu", x, w)
+    c.error("aten::prelu", r(2, 3, 4), r(4))
+    for x, size, d in [(r(7, 4), 3, 0), (r(2, 10), 5, 1), (r(3, 4), 10, -1), (torch.arange(10), 4, 0)]:
+        c.add("aten::split.Tensor", x, size, d, ref=lambda t, s, d: tuple(torch.split(t, s, d)))
+    for x, sizes, d in [(r(7, 4), [3, 0, 4], 0), (r(2, 10), [5, 5], 1), (r(3, 6), [1, 2, 3], -1)]:
+        c.add("aten::split_with_sizes", x, sizes, d, ref=lambda t, s, d: tuple(torch.split(t, s, d)))
+        c.add("aten::split", x, sizes, d, ref=lambda t, s, d: tuple(torch.split(t, s, d)))
+        c.add("aten::split.sizes", x, sizes, d, ref=lambda t, s, d: tuple(torch.split(t, s, d)))
+    c.error("aten::split_with_sizes", r(7, 4), [3, 3], 0, ref=lambda t, s, d: torch.split(t, s, d))
+    for x, n, d in [(r(4, 6), 3, 1), (r(5, 2), 2, 0), (r(2, 16), 4, -1)]:
+        c.add("aten::unsafe_chunk", x, n, d, ref=lambda t, n, d: tuple(torch.unsafe_chunk(t, n, d)))
+        c.add("aten::unsafe_split.Tensor", x, n, d, ref=lambda t, n, d: tuple(torch.unsafe_split(t, n, d)))
+    c.add("aten::unsafe_split_with_sizes", r(7, 4), [3, 0, 4], 0,
+          ref=lambda t, s, d: tuple(torch.unsafe_split_with_sizes(t, s, d)))
+    for x, d, start, length in [(r(5, 4), 0, 1, 3), (r(5, 4), -1, -3, 2), (r(3, 6, 2), 1, 6, 0)]:
+        c.add("aten::narrow", x, d, start, length)
+    c.error("aten::narrow", r(5, 4), 0, 3, 3)
+
+    # ---- the rest of PyTorch's final Vulkan op set ----
+    base, expo = torch.rand(3, 4) * 3 + 0.1, r(3, 4)
+    c.add("aten::pow.Tensor_Tensor", base, expo)
+    c.add("aten::pow.Tensor_Tensor", r(2, 3, 4), torch.tensor([2.0, 3.0, 0.0, -1.0]))  # negative bases, whole exponents
+    c.add("aten::pow.Tensor_Tensor", r(2, 1), torch.tensor([0.5, 1.5]))  # negative bases: NaN, as torch
+    c.add("aten::pow.Tensor_Tensor", torch.tensor([[2, -3], [0, 5]]), torch.tensor([3, 2]))  # int64 stays int64
+    c.add("aten::pow_.Tensor", base, expo)
+    c.add("aten::pow.Scalar", 2.0, expo)
+    c.add("aten::pow.Scalar", -2.0, torch.tensor([0.0, 1.0, 2.0, 3.0, -1.0]))
+    c.add("aten::pow.Scalar", 3, torch.tensor([0, 1, 4]))
+    c.add("aten::pow_.Scalar", r(4, 5), 2.0)
+    c.add("aten::pow_.Scalar", base, -0.5)
+    num, den = r(4, 6) * 10, r(4, 6) * 3
+    for a, b in [(num, den), (num, den[0]), (r(3, 1, 5) * 7, r(2, 1) * 2)]:
+        c.add("aten::floor_divide", a, b)
+        c.add("aten::remainder.Tensor", a, b)
+    c.add("aten::floor_divide_.Tensor", num, den)
+    for v in [2.5, -1.5, 3.0]:
+        c.add("aten::floor_divide.Scalar", num, v)
+        c.add("aten::floor_divide_.Scalar", num, v)
+        c.add("aten::remainder.Scalar", num, v)
+    c.add("aten::floor_divide_.Tensor", torch.tensor([7, -7, 9]), torch.tensor([2, 2, -4]))
+    for x in [r(3, 5) * 2, r(0, 2)]:
+        for lam in [0.5, 1.2]:
+            c.add("aten::hardshrink", x, lam)
+            c.add("aten::hardshrink_", x, lam, ref=lambda t, l: torch.nn.functional.hardshrink(t, l))
+        c.add("aten::threshold", x, 0.1, -2.0)
+        c.add("aten::threshold_", x, -0.3, 5.0)
+        c.add("aten::gelu_", x, "none")
+        c.add("aten::gelu_", x, "tanh")
+        c.add("aten::zero_", x)
+    for x, o in [(r(3, 1), r(2, 3, 4)), (r(4), r(2, 4)), (r(1, 1), r(1, 1))]:
+        c.add("aten::expand_as", x, o, ref=lambda a, b: a.expand_as(b).contiguous())
+    a, b = r(2, 3, 4), r(2, 3, 4)
+    c.add("aten::lerp.Scalar", a, b, 0.3)
+    c.add("aten::lerp.Scalar", a, b[0], 1.5)
+    c.add("aten::lerp.Tensor", a, b, torch.rand(3, 4))
+    c.add("aten::lerp.Tensor", a, b, torch.rand(2, 3, 4))
+    c.add("aten::lerp_.Scalar", a, b, 0.7)
+    c.add("aten::lerp_.Tensor", a, b, torch.rand(4))
+    c.add("aten::masked_fill.Tensor", r(3, 4), r(3, 4) > 0, torch.tensor(-7.5))
+    c.add("aten::masked_fill.Tensor", r(2, 3, 4), torch.tensor([True, False, True, False]), torch.tensor(2.0))
+    c.error("aten::masked_fill.Tensor", r(3, 4), r(3, 4) > 0, torch.tensor([1.0, 2.0]))
+    for sa, s1, s2, beta, alpha in [((2, 3, 5), (2, 3, 4), (2, 4, 5), 1.0, 1.0), ((3, 5), (2, 3, 4), (2, 4, 5), 0.5, 2.0),
+                                    ((1,), (3, 2, 6), (3, 6, 1), 0.0, -1.0)]:
+        c.add("aten::baddbmm", r(sa), r(s1), r(s2), beta, alpha)
+    c.error("aten::baddbmm", r(4, 4), r(2, 3, 4), r(2, 4, 5), 1.0, 1.0)
+    for x, d in [(r(3, 7), 1), (r(2, 3, 4), 0), (r(5), -1)]:
+        c.add("aten::_softmax", x, d, False)
+        c.add("aten::_log_softmax", x, d, False)
+    for x, dims in [(r(2, 3), [2, 2]), (r(2, 3), [3]), (r(4), [2, 1, 3]), (torch.tensor([1, 2]), [2])]:
+        c.add("aten::tile", x, dims)
+    c.add("aten::_reshape_alias", r(2, 3, 4), [6, 4], [4, 1])
+    c.add("aten::_reshape_alias", r(2, 6), [3, 2, 2], [4, 2, 1])
+    for x, dims, keep in [(r(3, 5) * 4 + 1, [1], False), (r(2, 3, 4), [0, 2], True), (r(6), None, False), (r(4, 5), [-1], True)]:
+        for unbiased in [True, False]:
+            c.add("aten::var.dim", x, dims, unbiased, keep)
+            c.add("aten::std.dim", x, dims, unbiased, keep)
+        for corr in [None, 0, 2]:
+            c.add("aten::var.correction", x, dims, corr, keep)
+            c.add("aten::std.correction", x, dims, corr, keep)
+    for shape, norm in [((2, 3, 8), [8]), ((2, 3, 4, 5), [4, 5]), ((6,), [6])]:
+        x = r(shape) * 2 + 1
+        c.add("aten::native_layer_norm", x, norm, r(norm), r(norm), 1e-5)
+        c.add("aten::native_layer_norm", x, norm, None, None, 1e-3)
+    x, w = r(2, 4, 9, 9), r(6, 4, 3, 3)
+    c.add("aten::convolution_overrideable", x, w, r(6), [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+          ref=lambda *a: torch.convolution(*a))
+    c.add("aten::convolution_overrideable", r(2, 4, 20), r(6, 2, 3), None, [2], [0], [1], False, [0], 2,
+          ref=lambda *a: torch.convolution(*a))
+    for x in [r(1, 3, 1, 5), r(2, 1), r(1), torch.tensor(2.0), torch.arange(6).reshape(1, 6, 1)]:
+        c.add("aten::squeeze", x)
+        for d in range(-x.dim(), max(x.dim(), 1)):
+            c.add("aten::squeeze.dim", x, d)
+    c.add("aten::squeeze.dims", r(1, 3, 1, 5), [0, 2], ref=lambda t, d: t.squeeze(0).squeeze(1))
+    c.add("aten::squeeze.dims", r(1, 3, 1, 5), [1, -2], ref=lambda t, d: t.squeeze(-2))
+    c.error("aten::squeeze.dim", r(2, 3), 2)
+    for ts in [[r(3, 1), r(1, 4)], [r(2, 3, 4), r(4), torch.tensor(1.5)], [r(5)]]:
+        c.add("aten::broadcast_tensors", ts, ref=lambda t: tuple(torch.broadcast_tensors(*t)))
+    c.error("aten::broadcast_tensors", [r(3), r(4)], ref=lambda t: torch.broadcast_tensors(*t))
+    c.add("aten::new_empty", r(2, 3), [4, 5], None, None, None, None, ref=lambda *a: torch.zeros(4, 5))
+    c.add("aten::new_empty", torch.arange(3), [2], None, None, None, None, ref=lambda *a: torch.zeros(2, dtype=torch.int64))
+    c.add("aten::scalar_tensor", 2.5, None, None, None, None)
+    c.add("aten::scalar_tensor", 3, None, None, None, None)
+    c.add("aten::scalar_tensor", 7, 4, None, None, None)
+    for x in [torch.tensor(3.5), torch.tensor([7]), torch.tensor(True)]:
+        c.add("aten::_local_scalar_dense", x, ref=lambda t: t.item())
+
+    # ---- recurrent layers ----
+    def rnn_params(mode, inp, hidden, layers, dirs, bias, proj=0):
+        gates = {"lstm": 4, "gru": 3}.get(mode, 1)
+        out = []
+        for l in range(layers):
+            for _ in range(dirs):
+                size = inp if l == 0 else (proj or hidden) * dirs
+                out += [r(gates * hidden, size) * 0.4, r(gates * hidden, proj or hidden) * 0.4]
+                if bias:
+                    out += [r(gates * hidden) * 0.3, r(gates * hidden) * 0.3]
+                if proj:
+                    out.append(r(proj, hidden) * 0.4)
+        return out
+
+    for mode in ["lstm", "gru", "rnn_tanh", "rnn_relu"]:
+        for inp, hidden, layers, bidir, bias, batch_first, steps, batch, proj in [
+                (5, 8, 1, False, True, False, 6, 2, 0), (4, 6, 2, True, True, True, 5, 3, 0),
+                (3, 5, 2, False, False, False, 4, 1, 0), (6, 4, 1, True, True, True, 1, 2, 0),
+                (5, 8, 2, True, True, False, 3, 2, 3)]:
+            if proj and mode != "lstm":
+                continue
+            dirs = 2 if bidir else 1
+            params = rnn_params(mode, inp, hidden, layers, dirs, bias, proj)
+            x = r(batch, steps, inp) if batch_first else r(steps, batch, inp)
+            h0 = r(layers * dirs, batch, proj or hidden) * 0.5
+            if mode == "lstm":
+                c0 = r(layers * dirs, batch, hidden) * 0.5
+                c.add("aten::lstm.input", x, [h0, c0], params, bias, layers, 0.0, False, bidir, batch_first)
+            else:
+                c.add(f"aten::{mode}.input", x, h0, params, bias, layers, 0.0, False, bidir, batch_first)
+    c.error("aten::lstm.input", r(4, 2, 5), [r(1, 2, 8), r(1, 2, 8)], rnn_params("lstm", 6, 8, 1, 1, True), True, 1,
+            0.0, False, False, False)  # input size 5 against weights for 6
+    c.error("aten::gru.input", r(4, 2, 5), r(2, 2, 8), rnn_params("gru", 5, 8, 1, 1, True), True, 1, 0.0, False, False,
+            False)  # h0 for two layers
+    for x in [r(3, 5), r(1, 5)]:
+        hx, cx = r(*x.shape[:-1], 7), r(*x.shape[:-1], 7)
+        w_ih, w_hh, b_ih, b_hh = r(28, 5), r(28, 7), r(28), r(28)
+        c.add("aten::lstm_cell", x, [hx, cx], w_ih, w_hh, b_ih, b_hh)
+        c.add("aten::lstm_cell", x, [hx, cx], w_ih, w_hh, None, None)
+        c.add("aten::gru_cell", x, hx, w_ih[:21], w_hh[:21], b_ih[:21], b_hh[:21])
+
+    def lstm_gates(gx, t, gh, cell):
+        i, f, g, o = (gx[t] + gh).chunk(4, 1)
+        cell = torch.sigmoid(f) * cell + torch.sigmoid(i) * torch.tanh(g)
+        return torch.sigmoid(o) * torch.tanh(cell), cell
+
+    def gru_gates(gx, t, gh, h):
+        xr, xz, xn = gx[t].chunk(3, 1)
+        hr, hz, hn = gh.chunk(3, 1)
+        rr, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
+        return (1 - z) * torch.tanh(xn + rr * hn) + z * h
+
+    for steps, batch, hidden, t in [(3, 2, 5, 1), (1, 1, 1, 0), (4, 3, 9, 3)]:
+        c.add("tvk::lstm_gates", r(steps, batch, 4 * hidden) * 2, t, r(batch, 4 * hidden) * 2, r(batch, hidden),
+              ref=lstm_gates)
+        c.add("tvk::gru_gates", r(steps, batch, 3 * hidden) * 2, t, r(batch, 3 * hidden) * 2, r(batch, hidden),
+              ref=gru_gates)
+    c.error("tvk::lstm_gates", r(3, 2, 20), 3, r(2, 20), r(2, 5), ref=lambda gx, t, gh, cc: gx[t])
+
 
 if __name__ == "__main__":
     main()

@@ -83,6 +83,7 @@ std::string OptimizationReport::summary() const {
   if (xnnpack_contexts_unpacked) out << "XNNPACK contexts and quantized layers unpacked: " << xnnpack_contexts_unpacked << "\n";
   out << "convolutions packed: " << convolutions_packed << "\n";
   out << "linear layers packed: " << linears_packed << "\n";
+  out << "recurrent layers packed: " << recurrent_layers_packed << "\n";
   out << "activations fused into convolutions: " << activations_fused << "\n";
   out << "dropouts removed: " << dropouts_removed << "\n";
   out << "in-place ops made functional: " << mutations_removed << "\n";
@@ -149,8 +150,11 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
       const int packed = jit::insert_prepacked_ops(*graph);
       const auto h = graph->op_histogram();
       const int linears = h.count("vulkan_prepack::run_linear_context") ? h.at("vulkan_prepack::run_linear_context") : 0;
+      auto count = [&h](const char* name) { return h.count(name) ? h.at(name) : 0; };
+      const int recurrent = count("vulkan_prepack::run_lstm_context") + count("vulkan_prepack::run_gru_context");
       stats.linears_packed += linears;
-      stats.convolutions_packed += packed - linears;
+      stats.recurrent_layers_packed += recurrent;
+      stats.convolutions_packed += packed - linears - recurrent;
       stats.activations_fused += jit::fuse_clamp_into_packed_conv(*graph);
       jit::fold_prepacking(*graph);
     }

@@ -85,7 +85,7 @@ bool view_conv(const Node& n, ConvView* c) {
   if (n.kind != NodeKind::Op) return false;
   const std::string name = n.op->schema.full_name();
   const auto& a = n.args;
-  if (name == "aten::conv2d") {
+  if (name == "aten::conv2d" || name == "aten::conv1d") {
     *c = ConvView{a[0], a[1], a[2], a[3], a[4], a[5], a[6], Arg::of(IValue(IntList{0, 0})), false};
     return true;
   }
@@ -140,9 +140,12 @@ int fold_conv_batch_norm(Graph& g) {
       new_b.data<float>()[oc] =
           static_cast<float>((b0 - mean.data<float>()[oc]) * s + (beta.defined() ? beta.data<float>()[oc] : 0.0));
     }
-    // Positions of weight (1) and bias (2) are the same in every convolution schema handled.
-    conv->args[1] = Arg::of(IValue(new_w));
-    conv->args[2] = Arg::of(IValue(new_b));
+    // Positions of weight (1) and bias (2) are the same in every convolution schema handled. The
+    // folded weights go where the originals were (a model loaded for Vulkan, planned: a layer
+    // that is not packed next, such as a 3-D convolution, reads them there).
+    const Device where = c.weight.constant.toTensor().device();
+    conv->args[1] = Arg::of(IValue(where == Device::CPU ? new_w : new_w.to(where)));
+    conv->args[2] = Arg::of(IValue(where == Device::CPU ? new_b : new_b.to(where)));
     g.replace_all_uses(bn->outputs[0], Arg::of(conv->outputs[0]));
     g.erase(bn);
     ++folded;
@@ -275,10 +278,17 @@ int insert_prepacked_ops(Graph& g) {
     const char* run_name = nullptr;
     Arg input;
     if (view_conv(*n, &c)) {
-      if (!is_const_tensor(c.weight) || c.weight.constant.toTensor().dim() != 4) continue;
-      if (!all_constant(*n, 1)) continue;
+      if (!is_const_tensor(c.weight) || !all_constant(*n, 1)) continue;
+      const int64_t rank = c.weight.constant.toTensor().dim();
       input = c.input;
-      if (c.transposed) {
+      if (rank == 3 && !c.transposed) {
+        // A 1-D convolution (scripted conv1d, traced _convolution): PyTorch's Conv1dPackedContext.
+        create = make_op_node(g, "vulkan_prepack::create_conv1d_context",
+                              {c.weight, c.bias, c.stride, c.padding, c.dilation, c.groups}, ValueType::Object);
+        run_name = "vulkan_prepack::run_conv1d_context";
+      } else if (rank != 4) {
+        continue;
+      } else if (c.transposed) {
         create = make_op_node(g, "vulkan_prepack::create_tconv2d_context",
                               {c.weight, c.bias, c.stride, c.padding, c.output_padding, c.dilation, c.groups,
                                Arg::of(IValue()), Arg::of(IValue())},
@@ -317,6 +327,37 @@ int insert_prepacked_ops(Graph& g) {
       }
       create = make_op_node(g, "vulkan_prepack::create_linear_context", {weight_t, bias}, ValueType::Object);
       run_name = "vulkan_prepack::run_linear_context";
+    } else if (name == "aten::lstm.input" || name == "aten::gru.input") {
+      // (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+      // with constant weights and flags: a context made once, as PyTorch's Vulkan rewrite does.
+      const bool lstm = name == "aten::lstm.input";
+      const Arg& params = n->args[2];
+      if (params.is_value() || !params.constant.isList() || !all_constant(*n, 3)) continue;
+      std::vector<Arg> states;  // lstm: h0 and c0 apart, from the list hx
+      if (lstm) {
+        const Arg& hx = n->args[1];
+        if (!hx.is_value() && hx.constant.isList() && hx.constant.toList().size() == 2) {
+          for (const IValue& t : hx.constant.toList()) states.push_back(Arg::of(t));
+        } else if (hx.is_value() && hx.value->producer && hx.value->producer->kind == NodeKind::ListConstruct &&
+                   hx.value->producer->args.size() == 2) {
+          states = hx.value->producer->args;
+        } else {
+          continue;
+        }
+      } else {
+        states.push_back(n->args[1]);
+      }
+      std::vector<Arg> create_args(n->args.begin() + 2, n->args.end());
+      create = make_op_node(g, lstm ? "vulkan_prepack::create_lstm_context" : "vulkan_prepack::create_gru_context",
+                            std::move(create_args), ValueType::Object);
+      Node* made = g.insert_before(std::move(create), n);
+      n->op = &op(lstm ? "vulkan_prepack::run_lstm_context" : "vulkan_prepack::run_gru_context");
+      std::vector<Arg> run_args{n->args[0]};
+      run_args.insert(run_args.end(), states.begin(), states.end());
+      run_args.push_back(Arg::of(made->outputs[0]));
+      n->args = std::move(run_args);
+      ++inserted;
+      continue;
     } else {
       continue;
     }
@@ -537,6 +578,16 @@ int insert_backend_transfers(Graph& g, Device device) {
 int move_constants(Graph& g, Device device) {
   int moved = 0;
   std::map<const Storage*, Tensor> done;
+  // One constant tensor on `device` (each storage moved once).
+  auto move = [&](const Tensor& t) -> Tensor {
+    if (t.device() == device || ops::scalar_stays_on_cpu(t)) return t;
+    auto it = done.find(t.storage().get());
+    if (it != done.end() && it->second.sizes() == t.sizes()) return it->second;
+    Tensor on_device = t.to(device);
+    done[t.storage().get()] = on_device;
+    ++moved;
+    return on_device;
+  };
   for (Node* n : g.all_nodes()) {
     if (n->kind != NodeKind::Op) continue;
     if (falls_back_to_cpu(*n, device)) continue;  // its constants stay where its kernel runs
@@ -550,18 +601,15 @@ int move_constants(Graph& g, Device device) {
       ++moved;
     }
     for (Arg& a : n->args) {
-      if (!is_const_tensor(a) || a.constant.toTensor().device() == device) continue;
-      const Tensor& t = a.constant.toTensor();
-      if (ops::scalar_stays_on_cpu(t)) continue;
-      auto it = done.find(t.storage().get());
-      if (it != done.end() && it->second.sizes() == t.sizes()) {
-        a = Arg::of(IValue(it->second));
-        continue;
+      if (a.is_value()) continue;
+      if (is_const_tensor(a)) {
+        a = Arg::of(IValue(move(a.constant.toTensor())));
+      } else if (a.constant.isList() && !a.constant.toList().empty() && a.constant.toList().front().isTensor()) {
+        // A Tensor[] constant (a recurrent layer's weights).
+        List items;
+        for (const IValue& e : a.constant.toList()) items.push_back(e.isTensor() && e.toTensor().defined() ? IValue(move(e.toTensor())) : e);
+        a = Arg::of(IValue::list(std::move(items)));
       }
-      Tensor on_device = t.to(device);
-      done[t.storage().get()] = on_device;
-      a = Arg::of(IValue(on_device));
-      ++moved;
     }
   }
   return moved;
@@ -579,6 +627,7 @@ bool has_effects(const Node& n) {
       return n.name == "append" || n.name == "extend" || n.name == "insert" || n.name == "pop" ||
              n.name == "_set_item" || n.name == "warn" || n.name == "print";
     case NodeKind::If:
+    case NodeKind::Loop:
       for (const auto& b : n.blocks)
         for (const auto& inner : b->nodes)
           if (has_effects(*inner)) return true;
@@ -608,7 +657,8 @@ bool same_computation(const Node& a, const Node& b) {
 
 bool any_effects_but_raise(const NodeBlock& block) {
   for (const auto& n : block.nodes) {
-    if (n->kind != NodeKind::Raise && n->kind != NodeKind::If && has_effects(*n)) return true;
+    if (n->kind != NodeKind::Raise && n->kind != NodeKind::If && n->kind != NodeKind::Loop && has_effects(*n))
+      return true;
     for (const auto& b : n->blocks)
       if (any_effects_but_raise(*b)) return true;
   }
@@ -619,7 +669,9 @@ bool any_effects_but_raise(const NodeBlock& block) {
 int eliminate_common_subexpressions(Graph& g) {
   const bool mutates = any_effects_but_raise(g.top());
   auto candidate = [&](const Node& n) {
-    if (n.kind == NodeKind::If || n.kind == NodeKind::Raise || has_effects(n) || n.outputs.empty()) return false;
+    if (n.kind == NodeKind::If || n.kind == NodeKind::Loop || n.kind == NodeKind::Raise || has_effects(n) ||
+        n.outputs.empty())
+      return false;
     bool makes_mutable = false;
     for (const Value* out : n.outputs)
       makes_mutable = makes_mutable || !(out->type == ValueType::Int || out->type == ValueType::Float ||

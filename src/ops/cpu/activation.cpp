@@ -1,9 +1,12 @@
-// Activations and clamps: relu, relu6, clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid,
-// silu, gelu; neg, exp, sqrt, rsqrt, reciprocal, pow with a scalar exponent (and in-place forms).
+// Activations and clamps: relu, relu6, leaky_relu, elu, selu, celu, softplus, mish, log_sigmoid,
+// clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid, silu, gelu; math functions: neg, abs,
+// sign, exp, expm1, log, log2, log10, log1p, sin, cos, erf, sqrt, rsqrt, reciprocal, floor, ceil,
+// round (half to even), trunc; pow with a scalar exponent (and in-place forms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "ops/activation.h"
 #include "ops/cpu/cpu_loops.h"
 #include "ops/quantized.h"
 #include "ops/registry.h"
@@ -90,6 +93,10 @@ Tensor hardtanh_(const Tensor& self, Scalar min_val, Scalar max_val) {
 
 float sigmoidf(float x) { return 1.f / (1.f + std::exp(-x)); }
 float hardsigmoidf(float x) { return clampf(x + 3.f, 0.f, 6.f) / 6.f; }
+// log(1 + exp(beta x)) / beta, x itself past the threshold (as PyTorch).
+float softplusf(float x, float beta, float threshold) {
+  return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+}
 
 // One pointwise function, as an op and its in-place form.
 #define TVK_POINTWISE(name, expr)                                    \
@@ -113,7 +120,89 @@ TVK_POINTWISE(exp, std::exp(x))
 TVK_POINTWISE(sqrt, std::sqrt(x))
 TVK_POINTWISE(rsqrt, 1.f / std::sqrt(x))
 TVK_POINTWISE(reciprocal, 1.f / x)
+TVK_POINTWISE(abs, std::fabs(x))
+TVK_POINTWISE(log, std::log(x))
+TVK_POINTWISE(log2, std::log2(x))
+TVK_POINTWISE(log10, std::log10(x))
+TVK_POINTWISE(log1p, std::log1p(x))
+TVK_POINTWISE(expm1, std::expm1(x))
+TVK_POINTWISE(sin, std::sin(x))
+TVK_POINTWISE(cos, std::cos(x))
+TVK_POINTWISE(floor, std::floor(x))
+TVK_POINTWISE(ceil, std::ceil(x))
+TVK_POINTWISE(round, std::nearbyint(x))
+TVK_POINTWISE(trunc, std::trunc(x))
+TVK_POINTWISE(sign, static_cast<float>((x > 0.f) - (x < 0.f)))
+TVK_POINTWISE(erf, std::erf(x))
+TVK_POINTWISE(mish, x * std::tanh(softplusf(x, 1.f, 20.f)))
 #undef TVK_POINTWISE
+
+Tensor log_sigmoid(const Tensor& self) {
+  check_float("aten::log_sigmoid", self);
+  return map_float(self, [](float x) { return std::min(x, 0.f) - std::log1p(std::exp(-std::fabs(x))); });
+}
+// scale * (max(0, x) + min(0, alpha * (exp(x * input_scale) - 1))): elu, and selu and celu with
+// their constants.
+float eluf(float x, double alpha, double scale, double input_scale) {
+  return static_cast<float>(x > 0.f ? scale * x : scale * alpha * std::expm1(x * input_scale));
+}
+Tensor elu(const Tensor& self, Scalar alpha, Scalar scale, Scalar input_scale) {
+  check_float("aten::elu", self);
+  return map_float(self, [=](float x) { return eluf(x, alpha, scale, input_scale); });
+}
+Tensor elu_(const Tensor& self, Scalar alpha, Scalar scale, Scalar input_scale) {
+  check_float("aten::elu_", self);
+  apply_float(self, [=](float x) { return eluf(x, alpha, scale, input_scale); });
+  return self;
+}
+Tensor selu(const Tensor& self) {
+  check_float("aten::selu", self);
+  return map_float(self, [](float x) { return eluf(x, kSeluAlpha, kSeluScale, 1.0); });
+}
+Tensor celu(const Tensor& self, Scalar alpha) {
+  check_float("aten::celu", self);
+  check_celu_alpha("aten::celu", alpha);
+  return map_float(self, [=](float x) { return eluf(x, alpha, 1.0, 1.0 / alpha); });
+}
+Tensor leaky_relu(const Tensor& self, Scalar slope) {
+  check_float("aten::leaky_relu", self);
+  const float s = static_cast<float>(slope);
+  return map_float(self, [s](float x) { return x > 0.f ? x : x * s; });
+}
+Tensor leaky_relu_(const Tensor& self, Scalar slope) {
+  check_float("aten::leaky_relu_", self);
+  const float s = static_cast<float>(slope);
+  apply_float(self, [s](float x) { return x > 0.f ? x : x * s; });
+  return self;
+}
+Tensor hardshrink(const Tensor& self, Scalar lambd) {
+  check_float("aten::hardshrink", self);
+  const float l = static_cast<float>(lambd);
+  return map_float(self, [l](float x) { return x > l || x < -l ? x : 0.f; });
+}
+Tensor hardshrink_(const Tensor& self, Scalar lambd) {
+  check_float("aten::hardshrink_", self);
+  const float l = static_cast<float>(lambd);
+  apply_float(self, [l](float x) { return x > l || x < -l ? x : 0.f; });
+  return self;
+}
+// x where x > threshold, else value.
+Tensor threshold(const Tensor& self, Scalar threshold, Scalar value) {
+  check_float("aten::threshold", self);
+  const float t = static_cast<float>(threshold), v = static_cast<float>(value);
+  return map_float(self, [t, v](float x) { return x > t ? x : v; });
+}
+Tensor threshold_(const Tensor& self, Scalar threshold, Scalar value) {
+  check_float("aten::threshold_", self);
+  const float t = static_cast<float>(threshold), v = static_cast<float>(value);
+  apply_float(self, [t, v](float x) { return x > t ? x : v; });
+  return self;
+}
+Tensor softplus(const Tensor& self, Scalar beta, Scalar threshold) {
+  check_float("aten::softplus", self);
+  const float b = static_cast<float>(beta), t = static_cast<float>(threshold);
+  return map_float(self, [b, t](float x) { return softplusf(x, b, t); });
+}
 
 Tensor gelu(const Tensor& self, std::string approximate) {
   check_float("aten::gelu", self);
@@ -165,5 +254,47 @@ TVK_REGISTER_OP("aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)", rsqrt_);
 TVK_REGISTER_OP("aten::reciprocal(Tensor self) -> Tensor", reciprocal);
 TVK_REGISTER_OP("aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)", reciprocal_);
 TVK_REGISTER_OP("aten::gelu(Tensor self, *, str approximate='none') -> Tensor", gelu);
+TVK_REGISTER_OP("aten::abs(Tensor self) -> Tensor", abs);
+TVK_REGISTER_OP("aten::abs_(Tensor(a!) self) -> Tensor(a!)", abs_);
+TVK_REGISTER_OP("aten::log(Tensor self) -> Tensor", log);
+TVK_REGISTER_OP("aten::log_(Tensor(a!) self) -> Tensor(a!)", log_);
+TVK_REGISTER_OP("aten::log2(Tensor self) -> Tensor", log2);
+TVK_REGISTER_OP("aten::log2_(Tensor(a!) self) -> Tensor(a!)", log2_);
+TVK_REGISTER_OP("aten::log10(Tensor self) -> Tensor", log10);
+TVK_REGISTER_OP("aten::log10_(Tensor(a!) self) -> Tensor(a!)", log10_);
+TVK_REGISTER_OP("aten::log1p(Tensor self) -> Tensor", log1p);
+TVK_REGISTER_OP("aten::log1p_(Tensor(a!) self) -> Tensor(a!)", log1p_);
+TVK_REGISTER_OP("aten::expm1(Tensor self) -> Tensor", expm1);
+TVK_REGISTER_OP("aten::expm1_(Tensor(a!) self) -> Tensor(a!)", expm1_);
+TVK_REGISTER_OP("aten::sin(Tensor self) -> Tensor", sin);
+TVK_REGISTER_OP("aten::sin_(Tensor(a!) self) -> Tensor(a!)", sin_);
+TVK_REGISTER_OP("aten::cos(Tensor self) -> Tensor", cos);
+TVK_REGISTER_OP("aten::cos_(Tensor(a!) self) -> Tensor(a!)", cos_);
+TVK_REGISTER_OP("aten::floor(Tensor self) -> Tensor", floor);
+TVK_REGISTER_OP("aten::floor_(Tensor(a!) self) -> Tensor(a!)", floor_);
+TVK_REGISTER_OP("aten::ceil(Tensor self) -> Tensor", ceil);
+TVK_REGISTER_OP("aten::ceil_(Tensor(a!) self) -> Tensor(a!)", ceil_);
+TVK_REGISTER_OP("aten::round(Tensor self) -> Tensor", round);
+TVK_REGISTER_OP("aten::round_(Tensor(a!) self) -> Tensor(a!)", round_);
+TVK_REGISTER_OP("aten::trunc(Tensor self) -> Tensor", trunc);
+TVK_REGISTER_OP("aten::trunc_(Tensor(a!) self) -> Tensor(a!)", trunc_);
+TVK_REGISTER_OP("aten::sign(Tensor self) -> Tensor", sign);
+TVK_REGISTER_OP("aten::sign_(Tensor(a!) self) -> Tensor(a!)", sign_);
+TVK_REGISTER_OP("aten::erf(Tensor self) -> Tensor", erf);
+TVK_REGISTER_OP("aten::erf_(Tensor(a!) self) -> Tensor(a!)", erf_);
+TVK_REGISTER_OP("aten::mish(Tensor self) -> Tensor", mish);
+TVK_REGISTER_OP("aten::mish_(Tensor(a!) self) -> Tensor(a!)", mish_);
+TVK_REGISTER_OP("aten::log_sigmoid(Tensor self) -> Tensor", log_sigmoid);
+TVK_REGISTER_OP("aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", leaky_relu);
+TVK_REGISTER_OP("aten::leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", leaky_relu_);
+TVK_REGISTER_OP("aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", elu);
+TVK_REGISTER_OP("aten::elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)", elu_);
+TVK_REGISTER_OP("aten::selu(Tensor self) -> Tensor", selu);
+TVK_REGISTER_OP("aten::celu(Tensor self, Scalar alpha=1.0) -> Tensor", celu);
+TVK_REGISTER_OP("aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", softplus);
+TVK_REGISTER_OP("aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", hardshrink);
+TVK_REGISTER_OP("aten::hardshrink_(Tensor(a!) self, Scalar lambd=0.5) -> Tensor(a!)", hardshrink_);
+TVK_REGISTER_OP("aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor", threshold);
+TVK_REGISTER_OP("aten::threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)", threshold_);
 
 }  // namespace tvk::ops::cpu

@@ -71,11 +71,15 @@ Tensor scalar_binary(const char* op, const Tensor& self, double other, F&& f, bo
 Tensor assign_in_place(const char* op, const Tensor& self, const Tensor& result) {
   TVK_CHECK(result.sizes() == self.sizes(), op, ": output of shape ", result.shape_string(),
             " does not match the in-place target ", self.shape_string());
-  TVK_CHECK(self.dtype() == DType::Float32, op, ": in-place arithmetic needs a float32 self, got ",
-            to_string(self.dtype()));
-  float* dst = self.data<float>();
-  const float* src = result.data<float>();
-  strided_loop<1>(self.sizes(), {self.strides()}, [&](int64_t i, int64_t o) { dst[o] = src[i]; });
+  // int64 self keeps int64 results (in-place integer arithmetic); a float result cannot be cast
+  // back into it, as in PyTorch.
+  TVK_CHECK(self.dtype() == result.dtype() && self.dtype() != DType::Bool, op, ": result type ",
+            to_string(result.dtype()), " can't be cast to the desired output type ", to_string(self.dtype()));
+  auto copy = [&](auto* dst, const auto* src) {
+    strided_loop<1>(self.sizes(), {self.strides()}, [&](int64_t i, int64_t o) { dst[o] = src[i]; });
+  };
+  if (self.dtype() == DType::Int64) copy(self.data<int64_t>(), result.data<int64_t>());
+  else copy(self.data<float>(), result.data<float>());
   return self;
 }
 
@@ -152,6 +156,48 @@ Tensor floor_divide_tensor(const Tensor& self, const Tensor& other) {
 Tensor floor_divide_scalar(const Tensor& self, Scalar other) {
   return scalar_binary("aten::floor_divide", self, other, [](auto x, auto y) { return floor_div(x, y); });
 }
+Tensor floor_divide_inplace(const Tensor& self, const Tensor& other) {
+  return assign_in_place("aten::floor_divide_", self, floor_divide_tensor(self, other));
+}
+Tensor floor_divide_scalar_inplace(const Tensor& self, Scalar other) {
+  return assign_in_place("aten::floor_divide_", self, floor_divide_scalar(self, other));
+}
+
+// x ** y as PyTorch computes it: int64 for int64 operands (a negative exponent is an error, as
+// PyTorch's "Integers to negative integer powers are not allowed"), std::pow in float otherwise.
+template <typename T>
+T power(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    TVK_CHECK(b >= 0, "aten::pow: Integers to negative integer powers are not allowed.");
+    T r = 1;
+    for (T e = b, base = a; e > 0; e >>= 1) {  // wrapping as PyTorch's does, without signed overflow
+      if (e & 1) r = static_cast<T>(static_cast<uint64_t>(r) * static_cast<uint64_t>(base));
+      base = static_cast<T>(static_cast<uint64_t>(base) * static_cast<uint64_t>(base));
+    }
+    return r;
+  } else {
+    return static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
+}
+Tensor pow_tensor(const Tensor& self, const Tensor& exponent) {
+  return broadcast_binary("aten::pow", self, exponent, [](auto x, auto y) { return power(x, y); });
+}
+// scalar ** tensor: float32 unless both are whole (int64 exponent, whole base).
+Tensor pow_scalar_base(Scalar self, const Tensor& exponent) {
+  check_defined("aten::pow", exponent, "exponent");
+  Tensor base = empty({}, exponent.dtype() == DType::Int64 && is_whole(self) ? DType::Int64 : DType::Float32);
+  if (base.dtype() == DType::Int64) *base.data<int64_t>() = static_cast<int64_t>(self);
+  else *base.data<float>() = static_cast<float>(self);
+  return pow_tensor(base, exponent);
+}
+Tensor pow_inplace(const Tensor& self, const Tensor& exponent) {
+  return assign_in_place("aten::pow_", self, pow_tensor(self, exponent));
+}
+Tensor pow_scalar_inplace(const Tensor& self, Scalar exponent) {
+  return assign_in_place("aten::pow_", self, call("aten::pow.Tensor_Scalar", {IValue(self), IValue(exponent)}).toTensor());
+}
+Tensor floor_divide_inplace(const Tensor& self, const Tensor& other);
+Tensor floor_divide_scalar_inplace(const Tensor& self, Scalar other);
 
 // torch.div(a, b, rounding_mode=...): None is true division; 'trunc' rounds toward zero and
 // 'floor' toward minus infinity, in int64 when both operands are (as PyTorch does).
@@ -243,6 +289,12 @@ TVK_REGISTER_OP("aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor", r
 TVK_REGISTER_OP("aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor", remainder_scalar);
 TVK_REGISTER_OP("aten::floor_divide(Tensor self, Tensor other) -> Tensor", floor_divide_tensor);
 TVK_REGISTER_OP("aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", floor_divide_scalar);
+TVK_REGISTER_OP("aten::floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", floor_divide_inplace);
+TVK_REGISTER_OP("aten::floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", floor_divide_scalar_inplace);
+TVK_REGISTER_OP("aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", pow_tensor);
+TVK_REGISTER_OP("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor", pow_scalar_base);
+TVK_REGISTER_OP("aten::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", pow_inplace);
+TVK_REGISTER_OP("aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", pow_scalar_inplace);
 TVK_REGISTER_OP("aten::minimum(Tensor self, Tensor other) -> Tensor", minimum);
 TVK_REGISTER_OP("aten::maximum(Tensor self, Tensor other) -> Tensor", maximum);
 TVK_REGISTER_OP("aten::min.other(Tensor self, Tensor other) -> Tensor", minimum);

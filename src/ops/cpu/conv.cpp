@@ -89,6 +89,30 @@ using Schemas = ConvolutionSchemas<convolution_impl>;
 
 }  // namespace
 
+TVK_REGISTER_OP("aten::_convolution_mode(Tensor input, Tensor weight, Tensor? bias, int[] stride, str padding, "
+                "int[] dilation, int groups) -> Tensor",
+                Schemas::convolution_mode);
+TVK_REGISTER_OP("aten::convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+                "int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor",
+                Schemas::convolution);
+TVK_REGISTER_OP("aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, "
+                "int[3] dilation=1, int groups=1) -> Tensor",
+                Schemas::conv3d);
+TVK_REGISTER_OP("aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
+                "str padding=\"valid\", int[3] dilation=1, int groups=1) -> Tensor",
+                Schemas::conv3d_padding);
+TVK_REGISTER_OP("aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, "
+                "int[1] dilation=1, int groups=1) -> Tensor",
+                Schemas::conv1d);
+TVK_REGISTER_OP("aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+                "str padding=\"valid\", int[1] dilation=1, int groups=1) -> Tensor",
+                Schemas::conv1d_padding);
+TVK_REGISTER_OP("aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, "
+                "str padding=\"valid\", int[2] dilation=1, int groups=1) -> Tensor",
+                Schemas::conv2d_padding);
+TVK_REGISTER_OP("aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
+                "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor",
+                Schemas::conv_transpose1d);
 TVK_REGISTER_OP("aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
                 "int[2] dilation=1, int groups=1) -> Tensor",
                 Schemas::conv2d);

@@ -130,6 +130,18 @@ Tensor new_full(const Tensor& self, IntList size, IValue fill_value, std::option
   const DType type = dtype ? dtype_from_code(op, dtype) : self.dtype();
   return filled(op, std::move(size), fill_value, type, device.value_or(self.device()));
 }
+// Uninitialised in PyTorch; zeros here (a model that reads them reads zeros, not old memory).
+Tensor new_empty(const Tensor& self, IntList size, std::optional<int64_t> dtype, std::optional<int64_t> layout,
+                 std::optional<Device> device, std::optional<bool> pin) {
+  return new_full(self, std::move(size), IValue(0.0), dtype ? dtype : std::optional<int64_t>(dtype_code(self.dtype())),
+                  layout, device, pin);
+}
+Tensor scalar_tensor(IValue s, std::optional<int64_t> dtype, std::optional<int64_t>, std::optional<Device> device,
+                     std::optional<bool>) {
+  const char* op = "aten::scalar_tensor";
+  // float32 unless asked (PyTorch's default dtype), whatever the scalar's kind.
+  return filled(op, {}, s, dtype ? dtype_from_code(op, dtype) : DType::Float32, device_or_cpu(device));
+}
 
 // torch.tensor(data) / torch.as_tensor(data) of a (nested, rectangular) list of numbers: the
 // shape is the nesting, the dtype the widest kind of number unless given.
@@ -252,6 +264,12 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::full_like(Tensor self, Scalar fill_value, *, S
 TVK_REGISTER_OP_ANY_DEVICE("aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, "
                            "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
                            new_full);
+TVK_REGISTER_OP_ANY_DEVICE("aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, "
+                           "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                           new_empty);
+TVK_REGISTER_OP_ANY_DEVICE("aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, "
+                           "Device? device=None, bool? pin_memory=None) -> Tensor",
+                           scalar_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
                            "bool requires_grad=False) -> Tensor",
                            tensor_list);

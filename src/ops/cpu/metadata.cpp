@@ -60,6 +60,7 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::Int.Tensor(Tensor a) -> int", int_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Float.Tensor(Tensor a) -> float", float_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::is_floating_point(Tensor self) -> bool", is_floating_point);
 TVK_REGISTER_OP_ANY_DEVICE("aten::item(Tensor self) -> Scalar", item);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_local_scalar_dense(Tensor self) -> Scalar", item);
 TVK_REGISTER_OP("prim::NumToTensor.Scalar(Scalar a) -> Tensor", num_to_tensor);
 
 }  // namespace tvk::ops::cpu

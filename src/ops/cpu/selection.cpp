@@ -167,6 +167,30 @@ Tensor index(const Tensor& self, const IValue& indices) {
   return out;
 }
 
+// tvk::gather_dim: out row i along `dim` is self's row rows[i] (ops/index_plan.h: flip and the
+// non-constant pads).
+Tensor gather_dim(const Tensor& self, int64_t dim, IntList rows) {
+  const char* op = "tvk::gather_dim";
+  check_defined(op, self);
+  TVK_CHECK(self.dim() > 0, op, ": self must have at least one dimension");
+  const AlongDim a = along_dim(op, self, dim);
+  for (int64_t r : rows) check_in_range(op, r, a.size, a.dim);
+  const int64_t n = static_cast<int64_t>(rows.size());
+  IntList out_sizes = self.sizes();
+  out_sizes[static_cast<size_t>(a.dim)] = n;
+  Tensor out = empty(out_sizes, self.dtype());
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* in = a.data.template data<T>();
+    T* po = out.template data<T>();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t j = 0; j < n; ++j)
+        std::copy_n(in + (o * a.size + rows[static_cast<size_t>(j)]) * a.inner, a.inner, po + (o * n + j) * a.inner);
+    return 0;
+  });
+  return out;
+}
+
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* op = "aten::index_select";
   check_index_tensor(op, index);
@@ -520,6 +544,7 @@ TVK_REGISTER_OP("aten::argsort(Tensor self, int dim=-1, bool descending=False) -
 TVK_REGISTER_OP("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum);
 TVK_REGISTER_OP("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", index);
 TVK_REGISTER_OP("aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", index_select);
+TVK_REGISTER_OP("tvk::gather_dim(Tensor self, int dim, int[] rows) -> Tensor", gather_dim);
 TVK_REGISTER_OP("aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", gather);
 TVK_REGISTER_OP("aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", where_self);
 TVK_REGISTER_OP("aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "

@@ -4,6 +4,7 @@
 // view ops return real views sharing storage, as PyTorch does.
 #include "ops/block_copy.h"
 #include "ops/cpu/cpu_loops.h"
+#include "ops/index_plan.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 #include "ops/view_geometry.h"
@@ -127,7 +128,10 @@ Tensor constant_pad_nd(const Tensor& self, IntList pad, double value) {
 }
 
 Tensor pad(const Tensor& self, IntList pad, const std::string& mode, std::optional<double> value) {
-  TVK_CHECK(mode == "constant", "aten::pad: mode \"", mode, "\" is not supported (only \"constant\")");
+  if (mode != "constant") {
+    TVK_CHECK(!value || *value == 0.0, "aten::pad: padding mode \"", mode, "\" doesn't take in value argument");
+    return run_gathers(self, pad_plan_by_rows("aten::pad", self, pad, mode));
+  }
   return run_blocks("aten::pad", self, pad_plan("aten::pad", self, pad, value.value_or(0.0)));
 }
 

@@ -1,5 +1,6 @@
-// Elementwise out = a (op) alpha * b with NumPy broadcasting up to rank 6: the host passes
-// the output sizes and each input's strides, with stride 0 on broadcast dimensions.
+// Elementwise out = a (op) alpha * b with NumPy broadcasting up to rank 6 (add, sub, mul, div,
+// pow, floor_divide, remainder): the host passes the output sizes and each input's strides,
+// with stride 0 on broadcast dimensions.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int OP = 0;
@@ -15,7 +16,9 @@ layout(push_constant) uniform Params {
   uint b_strides[6];
 };
 
-const int ADD = 0, SUB = 1, MUL = 2, DIV = 3;
+const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, FLOOR_DIV = 5, REMAINDER = 6;
+
+#include "torch_math.glslh"
 
 void main() {
   uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -32,6 +35,9 @@ void main() {
   if (OP == ADD) r = va + alpha * vb;
   else if (OP == SUB) r = va - alpha * vb;
   else if (OP == MUL) r = va * vb;
+  else if (OP == POW) r = torch_pow(va, vb);
+  else if (OP == FLOOR_DIV) r = floor_div(va, vb);
+  else if (OP == REMAINDER) r = python_mod(va, vb);
   else r = va / vb;
   y[i] = r;
 }

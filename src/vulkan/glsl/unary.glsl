@@ -15,7 +15,12 @@ layout(push_constant) uniform Params {
 
 const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH = 5, HARDSWISH = 6,
           HARDSIGMOID = 7, SILU = 8, GELU = 9, RELU6 = 10, NEG = 11, EXP = 12, SQRT = 13, RSQRT = 14,
-          GELU_TANH = 15, POW = 16, FAKE_QUANT = 17, RECIPROCAL = 18;
+          GELU_TANH = 15, POW = 16, FAKE_QUANT = 17, RECIPROCAL = 18, ABS = 19, LOG = 20, LOG2 = 21,
+          LOG10 = 22, LOG1P = 23, EXPM1 = 24, SIN = 25, COS = 26, FLOOR = 27, CEIL = 28, ROUND = 29, TRUNC = 30,
+          SIGN = 31, ERF = 32, LEAKY_RELU = 33, ELU = 34, SOFTPLUS = 35, MISH = 36, LOG_SIGMOID = 37,
+          HARDSHRINK = 38, THRESHOLD = 39, SCALAR_POW = 40, FLOOR_DIV_SCALAR = 41, REMAINDER_SCALAR = 42;
+
+#include "torch_math.glslh"
 
 // Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
 float erf_approx(float z) {
@@ -24,6 +29,21 @@ float erf_approx(float z) {
   float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
   float e = 1.0 - poly * exp(-a * a);
   return z < 0.0 ? -e : e;
+}
+
+// log(1 + v) and exp(v) - 1 without losing v's digits near 0 (Kahan's forms).
+float log1p_(float v) {
+  float u = 1.0 + v;
+  return u == 1.0 ? v : log(u) * (v / (u - 1.0));
+}
+float expm1_(float v) {
+  if (abs(v) >= 0.5) return exp(v) - 1.0;
+  float u = exp(v);
+  return u == 1.0 ? v : (u - 1.0) * (v / log(u));
+}
+// log(1 + exp(v)), as PyTorch's softplus: v itself past `threshold` (in units of beta v).
+float softplus_(float v, float beta, float threshold) {
+  return v * beta > threshold ? v : log1p_(exp(v * beta)) / beta;
 }
 
 void main() {
@@ -50,18 +70,37 @@ void main() {
   else if (OP == EXP) r = exp(v);
   else if (OP == SQRT) r = sqrt(v);
   else if (OP == RECIPROCAL) r = 1.0 / v;
-  else if (OP == POW) {
-    // As std::pow: GLSL's pow is undefined for a negative base, and for 0 ** 0.
-    float a = p0 == 2.0 ? v * v : (p0 == 0.0 ? 1.0 : pow(abs(v), p0));
-    bool integral = floor(p0) == p0;
-    if (v < 0.0 && p0 != 2.0 && p0 != 0.0) r = integral ? (mod(p0, 2.0) == 1.0 ? -a : a) : uintBitsToFloat(0x7fc00000u);
-    else r = a;
-  }
+  else if (OP == POW) r = torch_pow(v, p0);
+  else if (OP == SCALAR_POW) r = torch_pow(p0, v);  // a scalar base, the tensor the exponent
   else if (OP == FAKE_QUANT) {
     // As PyTorch's fake_quantize_per_tensor_affine: round half to even (nearbyint) in float.
     const float q = clamp(roundEven(v * p0) + p2, p3, p4);
     r = (q - p2) * p1;
   }
+  else if (OP == ABS) r = abs(v);
+  else if (OP == LOG) r = log(v);
+  else if (OP == LOG2) r = log2(v);
+  else if (OP == LOG10) r = log2(v) * 0.30102999566398120;  // log10(2)
+  else if (OP == LOG1P) r = log1p_(v);
+  else if (OP == EXPM1) r = expm1_(v);
+  else if (OP == SIN) r = sin(v);
+  else if (OP == COS) r = cos(v);
+  else if (OP == FLOOR) r = floor(v);
+  else if (OP == CEIL) r = ceil(v);
+  else if (OP == ROUND) r = roundEven(v);  // half to even, as PyTorch
+  else if (OP == TRUNC) r = trunc(v);
+  else if (OP == SIGN) r = sign(v);
+  else if (OP == ERF) r = erf_approx(v);
+  else if (OP == LEAKY_RELU) r = v > 0.0 ? v : v * p0;
+  // p0 alpha, p1 scale, p2 input scale (elu, selu and celu).
+  else if (OP == ELU) r = v > 0.0 ? v * p1 : p1 * p0 * expm1_(v * p2);
+  else if (OP == SOFTPLUS) r = softplus_(v, p0, p1);
+  else if (OP == MISH) r = v * tanh(min(softplus_(v, 1.0, 20.0), 15.0));  // tanh(15) is 1 in float
+  else if (OP == LOG_SIGMOID) r = min(v, 0.0) - log1p_(exp(-abs(v)));
+  else if (OP == HARDSHRINK) r = (v > p0 || v < -p0) ? v : 0.0;
+  else if (OP == THRESHOLD) r = v > p0 ? v : p1;
+  else if (OP == FLOOR_DIV_SCALAR) r = floor_div(v, p0);
+  else if (OP == REMAINDER_SCALAR) r = python_mod(v, p0);
   else r = inversesqrt(v);
   y[i] = r;
 }

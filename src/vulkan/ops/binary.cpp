@@ -1,11 +1,14 @@
-// Vulkan kernels for elementwise arithmetic with broadcasting (shader binary.glsl).
+// Vulkan kernels for elementwise arithmetic with broadcasting (shader binary.glsl): add, sub,
+// mul, div, pow, floor_divide and remainder of two tensors, in float32 (int64 operands run on
+// the CPU through the fallback).
 #include "ops/registry.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
 namespace {
 
-enum BinaryOp : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
+// Must match binary.glsl.
+enum BinaryOp : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPow = 4, kFloorDiv = 5, kRemainder = 6 };
 constexpr size_t kMaxRank = kMaxElementwiseRank;
 
 struct BinaryParams {
@@ -63,6 +66,15 @@ Tensor sub_tensor(const Tensor& self, const Tensor& other, ops::Scalar alpha) {
 }
 Tensor mul_tensor(const Tensor& self, const Tensor& other) { return binary("aten::mul", kMul, self, other, 1.f); }
 Tensor div_tensor(const Tensor& self, const Tensor& other) { return binary("aten::div", kDiv, self, other, 1.f); }
+Tensor pow_tensor(const Tensor& self, const Tensor& other) { return binary("aten::pow", kPow, self, other, 1.f); }
+Tensor pow_inplace(const Tensor& self, const Tensor& other) { return binary_inplace("aten::pow_", kPow, self, other, 1.f); }
+Tensor floor_divide(const Tensor& self, const Tensor& other) {
+  return binary("aten::floor_divide", kFloorDiv, self, other, 1.f);
+}
+Tensor floor_divide_inplace(const Tensor& self, const Tensor& other) {
+  return binary_inplace("aten::floor_divide_", kFloorDiv, self, other, 1.f);
+}
+Tensor remainder(const Tensor& self, const Tensor& other) { return binary("aten::remainder", kRemainder, self, other, 1.f); }
 
 }  // namespace
 
@@ -74,5 +86,10 @@ TVK_REGISTER_VULKAN_KERNEL("aten::div.Tensor", div_tensor);
 TVK_REGISTER_VULKAN_KERNEL("aten::sub_.Tensor", sub_inplace);
 TVK_REGISTER_VULKAN_KERNEL("aten::mul_.Tensor", mul_inplace);
 TVK_REGISTER_VULKAN_KERNEL("aten::div_.Tensor", div_inplace);
+TVK_REGISTER_VULKAN_KERNEL("aten::pow.Tensor_Tensor", pow_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::pow_.Tensor", pow_inplace);
+TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide", floor_divide);
+TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide_.Tensor", floor_divide_inplace);
+TVK_REGISTER_VULKAN_KERNEL("aten::remainder.Tensor", remainder);
 
 }  // namespace tvk::vulkan

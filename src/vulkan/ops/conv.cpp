@@ -1059,6 +1059,14 @@ using Schemas = ops::ConvolutionSchemas<convolution_impl>;
 
 }  // namespace
 
+TVK_REGISTER_VULKAN_KERNEL("aten::_convolution_mode", Schemas::convolution_mode);
+TVK_REGISTER_VULKAN_KERNEL("aten::convolution_overrideable", Schemas::convolution);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv3d", Schemas::conv3d);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv3d.padding", Schemas::conv3d_padding);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv1d", Schemas::conv1d);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv1d.padding", Schemas::conv1d_padding);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv2d.padding", Schemas::conv2d_padding);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose1d", Schemas::conv_transpose1d);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv2d", Schemas::conv2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose2d.input", Schemas::conv_transpose2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::convolution", Schemas::convolution);

@@ -76,6 +76,19 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   return gather_rows(op, self, out_sizes, s.size, s.inner, rows);
 }
 
+// tvk::gather_dim (flip and the non-constant pads): rows known on the host, one dispatch.
+Tensor gather_dim(const Tensor& self, int64_t dim, IntList rows) {
+  const char* op = "tvk::gather_dim";
+  check_gather_source(op, self, "self");
+  TVK_CHECK(self.dim() > 0, op, ": self must have at least one dimension");
+  const ops::DimSplit s = ops::split_at_dim(op, self.sizes(), dim);
+  for (int64_t r : rows)
+    TVK_CHECK(r >= 0 && r < s.size, op, ": row ", r, " is out of bounds for dimension ", s.dim, " with size ", s.size);
+  IntList out_sizes = self.sizes();
+  out_sizes[static_cast<size_t>(s.dim)] = static_cast<int64_t>(rows.size());
+  return gather_rows(op, self, out_sizes, s.size, s.inner, rows);
+}
+
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
                  bool /*sparse*/) {
   const char* op = "aten::embedding";
@@ -192,6 +205,7 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
 TVK_REGISTER_VULKAN_KERNEL("aten::where.self", where_self);
 TVK_REGISTER_VULKAN_KERNEL("aten::index.Tensor", index);
 TVK_REGISTER_VULKAN_KERNEL("aten::index_select", index_select);
+TVK_REGISTER_VULKAN_KERNEL("tvk::gather_dim", gather_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::embedding", embedding);
 TVK_REGISTER_VULKAN_KERNEL("aten::eq.Scalar", eq_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::ne.Scalar", ne_scalar);

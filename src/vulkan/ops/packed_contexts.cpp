@@ -239,6 +239,81 @@ void conv_set_state(Object& self, const IValue& state) {
   self.payload = made->payload;
 }
 
+// ---- conv1d: PyTorch's Conv1dPackedContext, a Conv2dPackedContext over a height of 1 ------------
+
+constexpr const char* kConv1dClass = "__torch__.torch.classes.vulkan.Conv1dPackedContext";
+
+struct Conv1dPackedContext final : CustomClassPayload {
+  Tensor weight, bias;  // as given: weight (O, I / groups, k)
+  IntList stride, padding, dilation;
+  int64_t groups = 1;
+  std::shared_ptr<Object> conv2d;  // weight (O, I / groups, 1, k)
+};
+
+// stride, padding and dilation: PyTorch's schema says int[2] but a 1-D convolution reads the
+// first value; [v] and [v, ...] are both taken.
+std::shared_ptr<Object> make_conv1d_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                                            IntList dilation, int64_t groups) {
+  const char* op = "vulkan_prepack::create_conv1d_context";
+  ops::check_float(op, weight, "W");
+  TVK_CHECK(weight.dim() == 3, op, ": expected a 3-D weight, got ", weight.shape_string());
+  for (const IntList* l : {&stride, &padding, &dilation})
+    TVK_CHECK(!l->empty(), op, ": stride, padding and dilation need a value each");
+  auto ctx = std::make_shared<Conv1dPackedContext>();
+  ctx->weight = weight.cpu();
+  ctx->bias = bias.defined() ? bias.cpu() : Tensor();
+  ctx->stride = {stride[0]};
+  ctx->padding = {padding[0]};
+  ctx->dilation = {dilation[0]};
+  ctx->groups = groups;
+  const Tensor w2 = ctx->weight.contiguous().view({weight.size(0), weight.size(1), 1, weight.size(2)});
+  ctx->conv2d = make_conv_context(w2, ctx->bias, {1, stride[0]}, {0, padding[0]}, {0}, {1, dilation[0]}, groups, false,
+                                  std::nullopt, std::nullopt);
+  auto obj = std::make_shared<Object>();
+  obj->type_name = kConv1dClass;
+  obj->payload = std::move(ctx);
+  return obj;
+}
+
+IValue create_conv1d_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                             IntList dilation, int64_t groups) {
+  return IValue(make_conv1d_context(weight, bias, std::move(stride), std::move(padding), std::move(dilation), groups));
+}
+
+// input (N, C, L) or (C, L) as (N, C, 1, L) through the 2-D context, and back.
+Tensor run_conv1d_context(const Tensor& input, IValue context) {
+  const char* op = "vulkan_prepack::run_conv1d_context";
+  TVK_CHECK(context.isObject() && context.toObject()->type_name == kConv1dClass, op, ": expected a ", kConv1dClass);
+  const auto& ctx = payload_of<Conv1dPackedContext>(*context.toObject());
+  ops::check_defined(op, input, "X");
+  TVK_CHECK(input.dim() == 2 || input.dim() == 3, op, ": expected a 2-D or 3-D input, got ", input.shape_string());
+  IntList sizes = input.sizes();
+  sizes.insert(sizes.end() - 1, 1);
+  const Tensor out = run_conv_context(op, input.view(sizes), IValue(ctx.conv2d));
+  IntList out_sizes = out.sizes();
+  out_sizes.erase(out_sizes.end() - 2);
+  return out.view(out_sizes);
+}
+
+// [weight, bias, stride, padding, dilation, groups], as PyTorch's Conv1dPackedContext::unpack.
+IValue conv1d_get_state(const Object& self) {
+  const auto& ctx = payload_of<Conv1dPackedContext>(self);
+  return IValue::list({IValue(ctx.weight), ctx.bias.defined() ? IValue(ctx.bias) : IValue(), IValue(ctx.stride),
+                       IValue(ctx.padding), IValue(ctx.dilation), IValue(ctx.groups)});
+}
+
+void conv1d_set_state(Object& self, const IValue& state) {
+  TVK_CHECK((state.isList() || state.isTuple()) && state.toList().size() == 6, kConv1dClass,
+            " state must be a list of 6 items");
+  const List& s = state.toList();
+  TVK_CHECK(s[0].isTensor() && (s[1].isNone() || s[1].isTensor()) && s[2].isList() && s[3].isList() && s[4].isList() &&
+                s[5].isInt(),
+            kConv1dClass, " state must be [weight, bias or None, stride, padding, dilation, groups]");
+  self.payload = make_conv1d_context(s[0].toTensor(), s[1].isNone() ? Tensor() : s[1].toTensor(), s[2].toIntList(),
+                                     s[3].toIntList(), s[4].toIntList(), s[5].toInt())
+                     ->payload;
+}
+
 // ---- linear ----------------------------------------------------------------------------------
 
 const LinearPackedContext& linear_context(const IValue& v, const char* op) {
@@ -401,7 +476,16 @@ TVK_REGISTER_OP("vulkan_prepack::run_linear_context(Tensor X, __torch__.torch.cl
                 nullptr);
 TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_linear_context", run_linear_context);
 
+TVK_REGISTER_OP("vulkan_prepack::create_conv1d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
+                "int[2] dilation, int groups) -> __torch__.torch.classes.vulkan.Conv1dPackedContext",
+                create_conv1d_context);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::create_conv1d_context", create_conv1d_context);
+TVK_REGISTER_OP("vulkan_prepack::run_conv1d_context(Tensor X, __torch__.torch.classes.vulkan.Conv1dPackedContext "
+                "W_prepack) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_conv1d_context", run_conv1d_context);
 TVK_REGISTER_CUSTOM_CLASS(ops::CustomClass{kConvClass, conv_get_state, conv_set_state});
+TVK_REGISTER_CUSTOM_CLASS(ops::CustomClass{kConv1dClass, conv1d_get_state, conv1d_set_state});
 TVK_REGISTER_CUSTOM_CLASS(ops::CustomClass{kLinearClass, linear_get_state, linear_set_state});
 
 }  // namespace tvk::vulkan

@@ -11,6 +11,7 @@
 
 #include "core/storage.h"
 #include "ops/block_copy.h"
+#include "ops/index_plan.h"
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/ops/shader_dispatch.h"
@@ -188,7 +189,10 @@ Tensor constant_pad_nd(const Tensor& self, IntList pad, double value) {
 }
 
 Tensor pad(const Tensor& self, IntList pad, const std::string& mode, std::optional<double> value) {
-  TVK_CHECK(mode == "constant", "aten::pad: mode \"", mode, "\" is not supported (only \"constant\")");
+  if (mode != "constant") {
+    TVK_CHECK(!value || *value == 0.0, "aten::pad: padding mode \"", mode, "\" doesn't take in value argument");
+    return ops::run_gathers(self, ops::pad_plan_by_rows("aten::pad", self, pad, mode));
+  }
   return run_blocks("aten::pad", self, ops::pad_plan("aten::pad", self, pad, value.value_or(0.0)));
 }
 

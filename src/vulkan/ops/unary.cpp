@@ -1,9 +1,11 @@
 // Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations (relu, relu6,
-// sigmoid, tanh, hardswish, hardsigmoid, silu, gelu), neg, exp, sqrt, rsqrt, reciprocal, pow with a scalar
-// exponent, clamps and scalar arithmetic. In-place
-// forms bind the same buffer as input and output.
+// leaky_relu, elu, selu, celu, softplus, mish, log_sigmoid, sigmoid, tanh, hardswish, hardsigmoid,
+// silu, gelu), math functions (neg, abs, sign, exp, expm1, log, log2, log10, log1p, sin, cos,
+// erf, sqrt, rsqrt, reciprocal, floor, ceil, round, trunc), pow with a scalar exponent, clamps
+// and scalar arithmetic. In-place forms bind the same buffer as input and output.
 #include <limits>
 
+#include "ops/activation.h"
 #include "ops/quantized.h"
 #include "ops/registry.h"
 #include "vulkan/ops/shader_dispatch.h"
@@ -15,7 +17,10 @@ namespace {
 enum UnaryOp : uint32_t {
   kRelu = 0, kClamp = 1, kAddScalar = 2, kMulScalar = 3, kSigmoid = 4, kTanh = 5, kHardswish = 6,
   kHardsigmoid = 7, kSilu = 8, kGelu = 9, kRelu6 = 10, kNeg = 11, kExp = 12, kSqrt = 13, kRsqrt = 14,
-  kGeluTanh = 15, kPow = 16, kFakeQuant = 17, kReciprocal = 18,
+  kGeluTanh = 15, kPow = 16, kFakeQuant = 17, kReciprocal = 18, kAbs = 19, kLog = 20, kLog2 = 21, kLog10 = 22,
+  kLog1p = 23, kExpm1 = 24, kSin = 25, kCos = 26, kFloor = 27, kCeil = 28, kRound = 29, kTrunc = 30, kSign = 31,
+  kErf = 32, kLeakyRelu = 33, kElu = 34, kSoftplus = 35, kMish = 36, kLogSigmoid = 37, kHardshrink = 38,
+  kThreshold = 39, kScalarPow = 40, kFloorDivScalar = 41, kRemainderScalar = 42,
 };
 
 struct UnaryParams {
@@ -111,7 +116,75 @@ TVK_VULKAN_POINTWISE(exp, kExp)
 TVK_VULKAN_POINTWISE(sqrt, kSqrt)
 TVK_VULKAN_POINTWISE(rsqrt, kRsqrt)
 TVK_VULKAN_POINTWISE(reciprocal, kReciprocal)
+TVK_VULKAN_POINTWISE(abs, kAbs)
+TVK_VULKAN_POINTWISE(log, kLog)
+TVK_VULKAN_POINTWISE(log2, kLog2)
+TVK_VULKAN_POINTWISE(log10, kLog10)
+TVK_VULKAN_POINTWISE(log1p, kLog1p)
+TVK_VULKAN_POINTWISE(expm1, kExpm1)
+TVK_VULKAN_POINTWISE(sin, kSin)
+TVK_VULKAN_POINTWISE(cos, kCos)
+TVK_VULKAN_POINTWISE(floor, kFloor)
+TVK_VULKAN_POINTWISE(ceil, kCeil)
+TVK_VULKAN_POINTWISE(round, kRound)
+TVK_VULKAN_POINTWISE(trunc, kTrunc)
+TVK_VULKAN_POINTWISE(sign, kSign)
+TVK_VULKAN_POINTWISE(erf, kErf)
+TVK_VULKAN_POINTWISE(mish, kMish)
 #undef TVK_VULKAN_POINTWISE
+
+Tensor log_sigmoid(const Tensor& self) { return unary("aten::log_sigmoid", kLogSigmoid, self, false); }
+Tensor leaky_relu(const Tensor& self, ops::Scalar slope) {
+  return unary("aten::leaky_relu", kLeakyRelu, self, false, static_cast<float>(slope));
+}
+Tensor leaky_relu_(const Tensor& self, ops::Scalar slope) {
+  return unary("aten::leaky_relu_", kLeakyRelu, self, true, static_cast<float>(slope));
+}
+Tensor elu(const Tensor& self, ops::Scalar alpha, ops::Scalar scale, ops::Scalar input_scale) {
+  return unary("aten::elu", kElu, self, false, static_cast<float>(alpha), static_cast<float>(scale),
+               static_cast<float>(input_scale));
+}
+Tensor elu_(const Tensor& self, ops::Scalar alpha, ops::Scalar scale, ops::Scalar input_scale) {
+  return unary("aten::elu_", kElu, self, true, static_cast<float>(alpha), static_cast<float>(scale),
+               static_cast<float>(input_scale));
+}
+Tensor celu(const Tensor& self, ops::Scalar alpha) {
+  ops::check_celu_alpha("aten::celu", alpha);
+  return unary("aten::celu", kElu, self, false, static_cast<float>(alpha), 1.0f, static_cast<float>(1.0 / alpha));
+}
+Tensor selu(const Tensor& self) {
+  return unary("aten::selu", kElu, self, false, static_cast<float>(ops::kSeluAlpha), static_cast<float>(ops::kSeluScale), 1.0f);
+}
+Tensor hardshrink(const Tensor& self, ops::Scalar lambd) {
+  return unary("aten::hardshrink", kHardshrink, self, false, static_cast<float>(lambd));
+}
+Tensor hardshrink_(const Tensor& self, ops::Scalar lambd) {
+  return unary("aten::hardshrink_", kHardshrink, self, true, static_cast<float>(lambd));
+}
+Tensor threshold(const Tensor& self, ops::Scalar threshold, ops::Scalar value) {
+  return unary("aten::threshold", kThreshold, self, false, static_cast<float>(threshold), static_cast<float>(value));
+}
+Tensor threshold_(const Tensor& self, ops::Scalar threshold, ops::Scalar value) {
+  return unary("aten::threshold_", kThreshold, self, true, static_cast<float>(threshold), static_cast<float>(value));
+}
+Tensor pow_scalar_base(ops::Scalar self, const Tensor& exponent) {
+  return unary("aten::pow", kScalarPow, exponent, false, static_cast<float>(self));
+}
+Tensor pow_scalar_(const Tensor& self, ops::Scalar exponent) {
+  return unary("aten::pow_", kPow, self, true, static_cast<float>(exponent));
+}
+Tensor floor_divide_scalar(const Tensor& self, ops::Scalar other) {
+  return unary("aten::floor_divide", kFloorDivScalar, self, false, static_cast<float>(other));
+}
+Tensor floor_divide_scalar_(const Tensor& self, ops::Scalar other) {
+  return unary("aten::floor_divide_", kFloorDivScalar, self, true, static_cast<float>(other));
+}
+Tensor remainder_scalar(const Tensor& self, ops::Scalar other) {
+  return unary("aten::remainder", kRemainderScalar, self, false, static_cast<float>(other));
+}
+Tensor softplus(const Tensor& self, ops::Scalar beta, ops::Scalar threshold) {
+  return unary("aten::softplus", kSoftplus, self, false, static_cast<float>(beta), static_cast<float>(threshold));
+}
 
 Tensor gelu(const Tensor& self, std::string approximate) {
   TVK_CHECK(approximate == "none" || approximate == "tanh", "aten::gelu: approximate must be 'none' or 'tanh', got '",
@@ -163,5 +236,37 @@ TVK_REGISTER_VULKAN_KERNEL("aten::rsqrt_", rsqrt_);
 TVK_REGISTER_VULKAN_KERNEL("aten::reciprocal", reciprocal);
 TVK_REGISTER_VULKAN_KERNEL("aten::reciprocal_", reciprocal_);
 TVK_REGISTER_VULKAN_KERNEL("aten::gelu", gelu);
+#define TVK_REGISTER_POINTWISE(name)                          \
+  TVK_REGISTER_VULKAN_KERNEL("aten::" #name, name);           \
+  TVK_REGISTER_VULKAN_KERNEL("aten::" #name "_", name##_)
+TVK_REGISTER_POINTWISE(abs);
+TVK_REGISTER_POINTWISE(log);
+TVK_REGISTER_POINTWISE(log2);
+TVK_REGISTER_POINTWISE(log10);
+TVK_REGISTER_POINTWISE(log1p);
+TVK_REGISTER_POINTWISE(expm1);
+TVK_REGISTER_POINTWISE(sin);
+TVK_REGISTER_POINTWISE(cos);
+TVK_REGISTER_POINTWISE(floor);
+TVK_REGISTER_POINTWISE(ceil);
+TVK_REGISTER_POINTWISE(round);
+TVK_REGISTER_POINTWISE(trunc);
+TVK_REGISTER_POINTWISE(sign);
+TVK_REGISTER_POINTWISE(erf);
+TVK_REGISTER_POINTWISE(mish);
+TVK_REGISTER_POINTWISE(leaky_relu);
+TVK_REGISTER_POINTWISE(elu);
+TVK_REGISTER_POINTWISE(hardshrink);
+TVK_REGISTER_POINTWISE(threshold);
+#undef TVK_REGISTER_POINTWISE
+TVK_REGISTER_VULKAN_KERNEL("aten::log_sigmoid", log_sigmoid);
+TVK_REGISTER_VULKAN_KERNEL("aten::celu", celu);
+TVK_REGISTER_VULKAN_KERNEL("aten::selu", selu);
+TVK_REGISTER_VULKAN_KERNEL("aten::softplus", softplus);
+TVK_REGISTER_VULKAN_KERNEL("aten::pow.Scalar", pow_scalar_base);
+TVK_REGISTER_VULKAN_KERNEL("aten::pow_.Scalar", pow_scalar_);
+TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide.Scalar", floor_divide_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide_.Scalar", floor_divide_scalar_);
+TVK_REGISTER_VULKAN_KERNEL("aten::remainder.Scalar", remainder_scalar);
 
 }  // namespace tvk::vulkan

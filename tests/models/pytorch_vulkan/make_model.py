@@ -55,6 +55,31 @@ def main():
         np.save(os.path.join(out_dir, name + "_input.npy"), x.numpy())
         np.save(os.path.join(out_dir, name + "_expected0.npy"), expected.numpy())
         print(name, "forward code as PyTorch wrote it:\n", optimized.code[:400])
+    # A recurrent layer as PyTorch's Vulkan rewrite packs it (GruPackedContext): batch-first, one
+    # direction, with biases, as its kernels required. (torch 1.13's LSTM rewrite fails its own
+    # internal assert on scripted nn.LSTM, so no LstmPackedContext file comes from it; the op
+    # tests read that state's form.)
+    model = Sequence().eval()
+    x = torch.rand(2, 5, 8, generator=torch.Generator().manual_seed(3)) * 2 - 1
+    with torch.no_grad():
+        expected = model(x)
+    optimized = optimize_for_mobile(torch.jit.script(model), backend="vulkan")
+    assert "run_gru_context" in optimized.code, optimized.code
+    torch.jit.save(optimized, os.path.join(out_dir, "sequence_pytorch_vulkan.pt"))
+    np.save(os.path.join(out_dir, "sequence_input.npy"), x.numpy())
+    for i, e in enumerate(expected):
+        np.save(os.path.join(out_dir, "sequence_expected%d.npy" % i), e.numpy())
+
+
+class Sequence(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(8, 6, num_layers=2, batch_first=True)
+        self.head = torch.nn.Linear(6, 3)
+
+    def forward(self, x):
+        z, h = self.gru(x)
+        return self.head(z), h
 
 
 if __name__ == "__main__":
