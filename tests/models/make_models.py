@@ -12,9 +12,14 @@ import os
 import sys
 from typing import List, Dict, NamedTuple, Optional
 
+import warnings
+
 import numpy as np
 import torch
 import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from families import FAMILIES, outputs as family_outputs  # noqa: E402
 
 
 class ControlFlow(torch.nn.Module):
@@ -588,7 +593,8 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--small", action="store_true")
     parser.add_argument(
-        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix,ssdlite,legacy_ops"
+        "--only", default="mobilenet_v2,resnet18,squeezenet1_1,mobilenet_v3_small,control_flow,data_dependent,inplace_shape,named_tuple,dense_shuffle,torch_flags,attention,segmentation,shifted_windows,dynamic_quant,static_quant,xnnpack,hostile_view,fallback_mix,ssdlite,legacy_ops,"
+        + ",".join(FAMILIES)
     )
     parser.add_argument("--modes", default="script,trace")
     args = parser.parse_args()
@@ -631,6 +637,17 @@ def main():
             for key in ("boxes", "scores", "labels"):
                 np.save(os.path.join(args.out_dir, "ssdlite_expected_%s.npy" % key), detections[key].numpy())
             torch.jit.save(scripted, os.path.join(args.out_dir, "ssdlite_script.pt"))
+            continue
+        if name in FAMILIES:
+            # issue 48's families: their own inputs; scripted and traced, with torch's outputs.
+            model, x = FAMILIES[name]()
+            np.save(os.path.join(args.out_dir, name + "_input.npy"), x.numpy())
+            for i, e in enumerate(family_outputs(model, x)):
+                np.save(os.path.join(args.out_dir, "%s_expected%d.npy" % (name, i)), e.numpy())
+            torch.jit.save(torch.jit.script(model), os.path.join(args.out_dir, name + "_script.pt"))
+            with warnings.catch_warnings():  # tracing recurrent layers warns about their flattened weights
+                warnings.simplefilter("ignore")
+                torch.jit.save(torch.jit.trace(model, x, check_trace=False), os.path.join(args.out_dir, name + "_trace.pt"))
             continue
         if name in HOSTILE:
             torch.jit.save(torch.jit.script(HOSTILE[name]()), os.path.join(args.out_dir, name + "_script.pt"))

@@ -120,6 +120,9 @@ std::vector<ModelCase> all_cases() {
     // legacy_ops: integer div and full with their meaning of then
     for (const char* m : {"control_flow", "named_tuple", "segmentation", "mobilenet_v2", "legacy_ops"})
       for (const char* mode : {"v1", "v2"}) cases.push_back({"torch113", m, mode, d});
+    // issue 48: sequence, audio and image-to-image families (tests/models/families.py)
+    for (const char* m : testing_support::kFamilies)
+      for (const char* mode : {"script", "trace"}) cases.push_back({"torch113", m, mode, d});
     for (const char* m : {"mobilenet_v2", "squeezenet1_1"})
       for (const char* mode : {"script", "trace"}) cases.push_back({"torch211", m, mode, d});
     cases.push_back({"torch211", "control_flow", "script", d});

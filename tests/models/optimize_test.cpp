@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -231,6 +232,94 @@ INSTANTIATE_TEST_SUITE_P(Models, OptimizedModelUnderKernelFlip, ::testing::Value
                            return info.param.model.model + "_" + info.param.model.mode + "_" + info.param.flip;
                          });
 
+// ---- the families of issue 48, optimized: every output against torch, saved and loaded back --------
+
+namespace {
+std::vector<Tensor> all_outputs(Module& m, const Tensor& x) {
+  std::vector<IValue> in;
+  in.emplace_back(x);
+  std::vector<Tensor> out;
+  std::function<void(const IValue&)> walk = [&](const IValue& v) {
+    if (v.isTensor()) out.push_back(v.toTensor());
+    else if (v.isList() || v.isTuple())
+      for (const IValue& e : v.toList()) walk(e);
+  };
+  walk(m.forward(std::move(in)));
+  return out;
+}
+
+void expect_family_outputs(const std::string& model, const std::vector<Tensor>& got, const std::string& what) {
+  const std::string base = models_dir() + "/" + model;
+  size_t n = 0;
+  while (std::filesystem::exists(base + "_expected" + std::to_string(n) + ".npy")) ++n;
+  ASSERT_EQ(got.size(), n) << what << ": outputs";
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(got[i].device(), Device::CPU) << what;
+    EXPECT_LE(relative_diff(got[i], io::read_npy(base + "_expected" + std::to_string(i) + ".npy")), 1e-4)
+        << what << " output " << i;
+  }
+}
+}  // namespace
+
+class OptimizedFamilyMatchesTorch : public ::testing::TestWithParam<OptimizeCase> {};
+
+TEST_P(OptimizedFamilyMatchesTorch, EveryOutputOnVulkan) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+  const OptimizeCase& c = GetParam();
+  const std::string base = models_dir() + "/" + c.model;
+  OptimizationReport report;
+  Module optimized = optimize_for_mobile(load(base + "_" + c.mode + ".pt"), vulkan_options(), &report);
+  EXPECT_TRUE(optimized.optimized_for_vulkan());
+  EXPECT_GT(report.transfers_inserted, 0) << report.summary();
+  const Tensor x = io::read_npy(base + "_input.npy");
+  expect_family_outputs(c.model, all_outputs(optimized, x), "optimized");
+  expect_family_outputs(c.model, all_outputs(optimized, x), "optimized, run again (a replayed plan)");
+  const std::string path = ::testing::TempDir() + c.model + "_" + c.mode + "_" + std::to_string(::getpid()) + "-vulkan.pt";
+  optimized.save(path);
+  Module reloaded = load(path);
+  expect_family_outputs(c.model, all_outputs(reloaded, x), "saved and loaded");
+  std::filesystem::remove(path);
+}
+
+std::vector<OptimizeCase> family_cases() {
+  std::vector<OptimizeCase> cases;
+  for (const char* m : testing_support::kFamilies)
+    for (const char* mode : {"script", "trace"}) cases.push_back({m, mode});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, OptimizedFamilyMatchesTorch, ::testing::ValuesIn(family_cases()), optimize_case_name);
+
+// Loops whose length is the input's (time steps, a rank read from x.size()) stay loops in the
+// optimized graph: the same file runs sequences of other lengths, each as the model as loaded
+// computes it on the CPU (whose kernels the op tests hold to torch's).
+TEST(OptimizeForMobile, LoopsOverTheInputsLengthStayLoops) {
+  TVK_NEED_MODELS();
+  TVK_NEED_VULKAN();
+  for (const char* model : {"recurrent", "audio1d"}) {
+    SCOPED_TRACE(model);
+    const std::string base = models_dir() + "/" + model;
+    Module original = load(base + "_script.pt");
+    OptimizationReport report;
+    Module optimized = optimize_for_mobile(original, vulkan_options(), &report);
+    EXPECT_GT(report.ops_after.count("prim::Loop") ? report.ops_after.at("prim::Loop") : 0, 0) << report.summary();
+    const Tensor x = io::read_npy(base + "_input.npy");
+    // Other lengths along the time (recurrent: dim 0) or sample (audio1d: dim 2) axis.
+    const int64_t dim = std::string(model) == "recurrent" ? 0 : 2;
+    for (int64_t length : {x.size(dim) - 2, x.size(dim) + 3}) {
+      IntList sizes = x.sizes();
+      sizes[static_cast<size_t>(dim)] = length;
+      Tensor y = empty(sizes);
+      for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] = static_cast<float>((i * 37 % 101) / 50.0 - 1.0);
+      const std::vector<Tensor> want = all_outputs(original, y), got = all_outputs(optimized, y);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_LE(relative_diff(got[i], want[i]), 1e-4) << "length " << length << " output " << i;
+    }
+  }
+}
+
 // googlenet and inception_v3 return NamedTuples: optimized, saved and loaded back, the output is
 // still the NamedTuple, field by field (the None field stays None).
 TEST(OptimizeForMobile, NamedTupleOutputsSurviveOptimizeSaveAndLoad) {
@@ -397,6 +486,22 @@ TEST(PytorchWrittenVulkanModel, LoadsAndMatchesTheOriginalModel) {
     EXPECT_THROW(run(as_is, x), Error);
     EXPECT_LE(relative_diff(run(as_is, x.vulkan()), expected), 1e-4) << model;
   }
+}
+
+// A GRU as torch 1.13's own optimize_for_mobile(backend="vulkan") packs it: a GruPackedContext
+// pickled with each gate's weight and bias apart, run by vulkan_prepack::run_gru_context, on
+// five time steps (PyTorch's own Vulkan GRU computed one).
+TEST(PytorchWrittenVulkanModel, GruContextLoadsAndMatchesTheOriginalModel) {
+  TVK_NEED_VULKAN();
+  const std::string dir = testing_support::env_or("TVK_PYTORCH_VULKAN_DIR", TVK_DEFAULT_PYTORCH_VULKAN_DIR);
+  const std::string path = dir + "/sequence_pytorch_vulkan.pt";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  Module on_vulkan = load(path, Device::Vulkan);
+  const std::vector<Tensor> got = all_outputs(on_vulkan, io::read_npy(dir + "/sequence_input.npy"));
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_LE(relative_diff(got[i], io::read_npy(dir + "/sequence_expected" + std::to_string(i) + ".npy")), 1e-4)
+        << "output " << i;
 }
 
 // fuse_cat_of_packed_convs on hand-made graphs: cat([conv_a(x), conv_b(x)], 1) becomes one

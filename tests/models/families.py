@@ -1,0 +1,201 @@
+"""Small models of the families on-device apps run besides classifiers (issue 48): sequence
+(LSTM, GRU, RNN and their cells), audio (Conv1d nets), image to image (super-resolution, style
+transfer, UNet), video (3-D convolutions and pools). Random weights, seeded; each with one input. make_models.py writes them scripted
+and traced, with torch's outputs; the device run writes the same with torch 2.x.
+
+    FAMILIES[name]() -> (module in eval mode, input tensor)
+"""
+from typing import List, Tuple
+
+import torch
+from torch import nn
+
+
+class SequenceTagger(nn.Module):
+    """A 2-layer bidirectional LSTM over batch-first sequences, with a projection layer and a
+    linear head; returns the tags and the final states."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True, batch_first=True)
+        self.proj = nn.LSTM(32, 12, proj_size=6)
+        self.head = nn.Linear(6, 5)
+
+    def forward(self, x):
+        out, (h, c) = self.lstm(x)
+        y, _ = self.proj(out.transpose(0, 1))
+        return self.head(y).transpose(0, 1), h, c
+
+
+class Recurrent(nn.Module):
+    """GRU, then a bidirectional ReLU RNN with an initial state, then an LSTMCell and a GRUCell
+    stepped in a loop over time (a decoder's pattern)."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(8, 12, num_layers=2)
+        self.rnn = nn.RNN(12, 6, nonlinearity="relu", bidirectional=True)
+        self.h0 = nn.Parameter(torch.randn(2, 1, 6) * 0.5)
+        self.cell = nn.LSTMCell(12, 10)
+        self.gcell = nn.GRUCell(10, 4)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        z, hz = self.rnn(y, self.h0.expand(2, x.size(1), 6).contiguous())
+        hc = torch.zeros(x.size(1), 10)
+        cc = torch.zeros(x.size(1), 10)
+        outs: List[torch.Tensor] = []
+        for t in range(y.size(0)):
+            hc, cc = self.cell(y[t], (hc, cc))
+            outs.append(self.gcell(hc))
+        return z, h, hz, hc, torch.stack(outs, 0)
+
+
+class Audio1d(nn.Module):
+    """A Conv1d net as speech models start: a strided wide first layer with GroupNorm and GELU
+    (wav2vec2's feature encoder), 'same' and reflection padding, groups and dilation, batch norm,
+    max and average pools, PReLU, then adaptive pooling to a fixed length and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(
+            nn.Conv1d(1, 16, 10, stride=5, bias=False), nn.GroupNorm(16, 16), nn.GELU(),
+            nn.Conv1d(16, 32, 3, stride=2, padding=1), nn.GroupNorm(4, 32), nn.LeakyReLU(0.1),
+            nn.Conv1d(32, 32, 4, padding="same", groups=4, dilation=2), nn.BatchNorm1d(32), nn.ReLU(),
+            nn.MaxPool1d(2),
+            nn.Conv1d(32, 24, 5, padding=2, padding_mode="reflect"), nn.PReLU(24),
+            nn.AvgPool1d(3, stride=2, padding=1),
+            nn.Conv1d(24, 24, 3, padding=1, padding_mode="replicate"), nn.ELU(),
+            nn.AdaptiveAvgPool1d(4))
+        self.classifier = nn.Linear(96, 7)
+
+    def forward(self, x):
+        f = self.encoder(x)
+        return self.classifier(torch.flatten(f, 1)), nn.functional.adaptive_max_pool1d(f, 2)
+
+
+class SuperResolution(nn.Module):
+    """ESPCN: convolutions with tanh, then a sub-pixel convolution (pixel_shuffle); the input's
+    own detail through pixel_unshuffle and back, and a flip for test-time augmentation."""
+
+    def __init__(self, r=3):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(1, 16, 5, padding=2), nn.Tanh(), nn.Conv2d(16, 8, 3, padding=1), nn.Tanh(),
+                                  nn.Conv2d(8, r * r, 3, padding=1), nn.PixelShuffle(r))
+        self.skip = nn.Sequential(nn.PixelUnshuffle(2), nn.Conv2d(4, 4 * r * r, 1), nn.PixelShuffle(r),
+                                  nn.PixelShuffle(2))
+
+    def forward(self, x):
+        y = self.body(x) + self.skip(x)
+        return (y + torch.flip(self.body(torch.flip(x, [3])), [3])) * 0.5
+
+
+class ResidualIN(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.block = nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3), nn.InstanceNorm2d(c, affine=True), nn.ReLU(),
+                                   nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3), nn.InstanceNorm2d(c, affine=True))
+
+    def forward(self, x):
+        return x + self.block(x)
+
+
+class StyleTransfer(nn.Module):
+    """Johnson et al.'s transformer net, narrow: reflection pads, instance norm, strided and
+    transposed convolutions, nearest and bilinear upsampling, replication padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Sequential(nn.ReflectionPad2d(4), nn.Conv2d(3, 8, 9), nn.InstanceNorm2d(8, affine=True), nn.ReLU(),
+                                  nn.ReflectionPad2d(1), nn.Conv2d(8, 16, 3, stride=2), nn.InstanceNorm2d(16), nn.ReLU())
+        self.res = nn.Sequential(ResidualIN(16), ResidualIN(16))
+        self.up = nn.Sequential(nn.ConvTranspose2d(16, 8, 3, stride=2, padding=1, output_padding=1),
+                                nn.InstanceNorm2d(8, affine=True, track_running_stats=True), nn.ReLU(),
+                                nn.Upsample(scale_factor=2, mode="nearest"), nn.ReplicationPad2d(1), nn.Conv2d(8, 8, 3),
+                                nn.SELU(), nn.ReflectionPad2d(4), nn.Conv2d(8, 3, 9))
+        with torch.no_grad():  # running statistics that are not 0 and 1
+            self.up[1].running_mean.uniform_(-0.5, 0.5)
+            self.up[1].running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        y = self.up(self.res(self.down(x)))
+        return torch.sigmoid(nn.functional.interpolate(y, scale_factor=0.5, mode="bilinear", align_corners=False))
+
+
+class UNet(nn.Module):
+    """A two-level UNet: batch-normed conv blocks, max pooling, transposed-convolution and
+    bilinear upsampling, skip connections by cat, and a 1x1 head."""
+
+    def __init__(self):
+        super().__init__()
+
+        def block(i, o):
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True),
+                                 nn.Conv2d(o, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+        self.enc1, self.enc2, self.mid = block(3, 8), block(8, 16), block(16, 32)
+        self.pool = nn.MaxPool2d(2)
+        self.up2 = nn.ConvTranspose2d(32, 16, 2, stride=2)
+        self.dec2 = block(32, 16)
+        self.dec1 = block(16 + 8, 8)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(self.pool(e1))
+        m = self.mid(self.pool(e2))
+        d2 = self.dec2(torch.cat([self.up2(m), e2], 1))
+        up1 = nn.functional.interpolate(d2, scale_factor=2.0, mode="bilinear", align_corners=True)
+        return self.head(self.dec1(torch.cat([up1, e1], 1)))
+
+
+class Video(nn.Module):
+    """A small video classifier as torchvision's r3d_18 / r2plus1d_18 are built: a strided 3-D
+    stem, a (2+1)D block (spatial then temporal convolution), BatchNorm3d, 3-D max and average
+    pooling, adaptive pooling to one value, a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv3d(3, 8, (3, 5, 5), stride=(1, 2, 2), padding=(1, 2, 2), bias=False), nn.BatchNorm3d(8), nn.ReLU(),
+            nn.MaxPool3d((1, 2, 2)),
+            nn.Conv3d(8, 8, (1, 3, 3), padding=(0, 1, 1), bias=False), nn.BatchNorm3d(8), nn.ReLU(),
+            nn.Conv3d(8, 16, (3, 1, 1), stride=(2, 1, 1), padding=(1, 0, 0)), nn.ReLU(),
+            nn.AvgPool3d(2, ceil_mode=True), nn.AdaptiveAvgPool3d(1))
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.features(x), 1))
+
+
+def _randomize_norm_stats(model, seed):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+                m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+                m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+                m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
+    return model
+
+
+def _input(shape, seed=1):
+    return torch.rand(shape, generator=torch.Generator().manual_seed(seed)) * 2 - 1
+
+
+FAMILIES = {
+    "lstm_tagger": lambda: (SequenceTagger().eval(), _input((2, 7, 8))),
+    "recurrent": lambda: (Recurrent().eval(), _input((5, 3, 8))),
+    "audio1d": lambda: (_randomize_norm_stats(Audio1d(), 5).eval(), _input((2, 1, 400))),
+    "super_resolution": lambda: (SuperResolution().eval(), _input((1, 1, 12, 10))),
+    "style_transfer": lambda: (StyleTransfer().eval(), _input((1, 3, 32, 28))),
+    "unet": lambda: (_randomize_norm_stats(UNet(), 6).eval(), _input((1, 3, 32, 32))),
+    "video": lambda: (_randomize_norm_stats(Video(), 7).eval(), _input((1, 3, 8, 32, 32))),
+}
+
+
+def outputs(model, x) -> Tuple[torch.Tensor, ...]:
+    with torch.no_grad():
+        y = model(x)
+    return tuple(y) if isinstance(y, (tuple, list)) else (y,)
