@@ -166,19 +166,25 @@ Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
   IntList shape;
   HeaderParser(header, header_at, name).parse(descr, fortran, shape);
 
-  DType dtype;
-  if (descr == "<f4") {
-    dtype = DType::Float32;
-  } else if (descr == "<i8") {
-    dtype = DType::Int64;
-  } else if (descr == "|b1") {
-    dtype = DType::Bool;
-  } else {
-    throw Error(detail::concat(name, ": .npy dtype '", descr,
-                               "' is not supported (tvk reads '<f4' float32, '<i8' int64 and '|b1' bool)"));
-  }
+  // The file's element type; float16 and float64 arrive as float32, narrower integers as int64
+  // (what tvk computes in).
+  struct Source {
+    const char* descr;
+    DType dtype;
+    size_t size;
+  };
+  static const Source kSources[] = {{"<f4", DType::Float32, 4}, {"<i8", DType::Int64, 8}, {"|b1", DType::Bool, 1},
+                                    {"<f2", DType::Float32, 2}, {"<f8", DType::Float32, 8}, {"<i4", DType::Int64, 4},
+                                    {"<i2", DType::Int64, 2},   {"|i1", DType::Int64, 1},   {"|u1", DType::Int64, 1}};
+  const Source* source = nullptr;
+  for (const Source& s : kSources)
+    if (descr == s.descr) source = &s;
+  TVK_CHECK(source != nullptr, name, ": .npy dtype '", descr,
+            "' is not supported (tvk reads '<f4', '<f2', '<f8' as float32, '<i8', '<i4', '<i2', '|i1', '|u1' as "
+            "int64, and '|b1' bool)");
+  const DType dtype = source->dtype;
   TVK_CHECK(!fortran, name, ": Fortran-order .npy arrays are not supported; save with np.ascontiguousarray");
-  uint64_t nbytes = element_size(dtype);
+  uint64_t nbytes = source->size;
   for (int64_t d : shape) {
     TVK_CHECK(d == 0 || nbytes <= kMaxBytes / static_cast<uint64_t>(d), name, ": .npy shape ", shape_string(shape),
               " is too large");
@@ -192,11 +198,54 @@ Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
       TVK_CHECK(b[data_at + i] <= 1, name, ": byte at offset ", data_at + i, " is not a bool (", int{b[data_at + i]}, ")");
   }
   Tensor out = empty(shape, dtype);
-  if (nbytes > 0) std::memcpy(out.raw_data(), b.data() + data_at, nbytes);
+  if (nbytes == 0) return out;
+  const uint8_t* src = b.data() + data_at;
+  if (source->size == element_size(dtype)) {
+    std::memcpy(out.raw_data(), src, nbytes);
+    return out;
+  }
+  const int64_t n = out.numel();
+  auto read = [&](auto tag, int64_t i) {
+    decltype(tag) v;
+    std::memcpy(&v, src + i * sizeof(v), sizeof(v));  // little-endian, as the descr says (and the host is)
+    return v;
+  };
+  if (descr == "<f2") {
+    for (int64_t i = 0; i < n; ++i) out.data<float>()[i] = half_to_float(read(uint16_t{}, i));
+  } else if (descr == "<f8") {
+    for (int64_t i = 0; i < n; ++i) out.data<float>()[i] = static_cast<float>(read(double{}, i));
+  } else if (descr == "<i4") {
+    for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = read(int32_t{}, i);
+  } else if (descr == "<i2") {
+    for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = read(int16_t{}, i);
+  } else if (descr == "|i1") {
+    for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = read(int8_t{}, i);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = read(uint8_t{}, i);
+  }
   return out;
 }
 
 Tensor read_npy(const std::string& path) { return parse_npy(read_file(path), path); }
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // infinity, NaN
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // normal: rebias 15 -> 127
+  } else {
+    // zero and subnormals: mantissa * 2^-24, exact in float
+    const float v = static_cast<float>(mantissa) * (1.0f / 16777216.0f);
+    std::memcpy(&bits, &v, sizeof(bits));
+    bits |= sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
 
 std::vector<uint8_t> npy_bytes(const Tensor& tensor) {
   TVK_CHECK(tensor.defined(), "write_npy of an undefined tensor");

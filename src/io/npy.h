@@ -10,10 +10,14 @@
 
 namespace tvk::io {
 
-// Reads a version 1.0/2.0/3.0 .npy of dtype '<f4', '<i8' or '|b1' in C order into a CPU tensor.
+// Reads a version 1.0/2.0/3.0 .npy in C order into a CPU tensor: '<f4', '<f2' and '<f8' as
+// float32, '<i8', '<i4', '<i2', '|i1' and '|u1' as int64, '|b1' as bool.
 // Throws tvk::Error naming the file and the byte offset of what is wrong.
 Tensor read_npy(const std::string& path);
 Tensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& display_name);
+
+// An IEEE half's value (exact in float).
+float half_to_float(uint16_t bits);
 
 // Writes a version 1.0 .npy (2.0 when the header needs it) of any CPU or Vulkan tensor.
 void write_npy(const std::string& path, const Tensor& tensor);

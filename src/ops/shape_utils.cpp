@@ -210,16 +210,25 @@ ReducePlan plan_reduce(const char* op, const Tensor& t, const std::optional<IntL
 }
 
 DType dtype_from_code(const char* op, std::optional<int64_t> code) {
-  if (!code || *code == 6) return DType::Float32;
-  if (*code == 4) return DType::Int64;
-  if (*code == 11) return DType::Bool;
-  throw Error(detail::concat(op, ": dtype code ", *code, " is not supported (float32 = 6, int64 = 4, bool = 11)"));
+  if (!code) return DType::Float32;
+  switch (*code) {
+    // tvk computes in float32, int64 and bool: the other floating and integer types widen to
+    // them (arange(..., dtype=torch.int32), x.half() in a model's code).
+    case 5: case 6: case 7: case 15: return DType::Float32;  // float16, float32, float64, bfloat16
+    case 0: case 1: case 2: case 3: case 4: return DType::Int64;  // uint8, int8, int16, int32, int64
+    case 11: return DType::Bool;
+    default:
+      throw Error(detail::concat(op, ": dtype code ", *code,
+                                 " is not supported (floating types are computed in float32, integer types in "
+                                 "int64; complex and quantized types are not)"));
+  }
 }
 
 int64_t dtype_code(DType t) { return t == DType::Float32 ? 6 : t == DType::Int64 ? 4 : 11; }
 
 void check_float_dtype_arg(const char* op, std::optional<int64_t> code) {
-  TVK_CHECK(!code || *code == 6, op, ": only dtype=float32 (6) is supported, got dtype code ", *code);
+  TVK_CHECK(!code || dtype_from_code(op, code) == DType::Float32, op,
+            ": only floating dtypes (computed in float32) are supported, got dtype code ", *code);
 }
 
 }  // namespace tvk::ops

@@ -1108,6 +1108,13 @@ def families(torch, c):
     c.add("aten::scalar_tensor", 2.5, None, None, None, None)
     c.add("aten::scalar_tensor", 3, None, None, None, None)
     c.add("aten::scalar_tensor", 7, 4, None, None, None)
+    # Other dtypes widen to what tvk computes in: int32 etc. to int64, float16/64 to float32.
+    c.add("aten::arange", 5, 3, None, None, None, ref=lambda *a: torch.arange(5, dtype=torch.int64))
+    c.add("aten::arange.start", 1, 7, 1, None, None, None, ref=lambda *a: torch.arange(1, 7, dtype=torch.int64))
+    c.add("aten::arange.start_step", 0.5, 3.0, 0.5, 7, None, None, None,
+          ref=lambda *a: torch.arange(0.5, 3.0, 0.5, dtype=torch.float32))
+    c.add("aten::zeros", [2, 3], 0, None, None, None, ref=lambda *a: torch.zeros(2, 3, dtype=torch.int64))
+    c.add("aten::full", [2], 7, 2, None, None, None, ref=lambda *a: torch.full([2], 7, dtype=torch.int64))
     for x in [torch.tensor(3.5), torch.tensor([7]), torch.tensor(True)]:
         c.add("aten::_local_scalar_dense", x, ref=lambda t: t.item())
 

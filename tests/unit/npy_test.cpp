@@ -1,4 +1,5 @@
 // .npy reading and writing: numpy's own files, round trips, and malformed headers.
+#include <cmath>
 #include <random>
 
 #include "io/npy.h"
@@ -66,6 +67,41 @@ TEST(Npy, NumpyReadsWhatWeWrite) {
   EXPECT_EQ(run_python(script, "npy_check", dir), 0);
 }
 
+// Files numpy writes in other dtypes: float16 and float64 read as float32 (float16 exactly,
+// subnormals, infinities and NaN included), narrower integers as int64.
+TEST(Npy, ReadsOtherFloatAndIntegerDtypesAsFloat32AndInt64) {
+  TVK_NEED_TORCH_FIXTURES();
+  const std::string dir = ::testing::TempDir();
+  const std::string script =
+      "import numpy as np, sys\n"
+      "d = sys.argv[1]\n"
+      "np.save(d + 'h.npy', np.array([1.5, -0.0, 65504, 6e-8, 1e-5, np.inf, -np.inf, np.nan, 0.1], np.float16))\n"
+      "np.save(d + 'd.npy', np.array([[1.0 / 3, -2.5e300]], np.float64))\n"
+      "np.save(d + 'i4.npy', np.array([-7, 2**31 - 1], np.int32))\n"
+      "np.save(d + 'u1.npy', np.array([0, 255], np.uint8))\n";
+  ASSERT_EQ(run_python(script, "npy_write", dir), 0);
+  const Tensor h = io::read_npy(dir + "h.npy");
+  ASSERT_EQ(h.dtype(), DType::Float32);
+  const float* hv = h.data<float>();
+  EXPECT_EQ(hv[0], 1.5f);
+  EXPECT_TRUE(hv[1] == 0.0f && std::signbit(hv[1]));
+  EXPECT_EQ(hv[2], 65504.0f);
+  EXPECT_EQ(hv[3], 5.9604644775390625e-08f);  // the subnormal half nearest 6e-8: 2^-24
+  EXPECT_EQ(hv[4], 1.0013580322265625e-05f);  // float16(1e-5), subnormal: 168 x 2^-24
+  EXPECT_TRUE(std::isinf(hv[5]) && hv[5] > 0 && std::isinf(hv[6]) && hv[6] < 0 && std::isnan(hv[7]));
+  EXPECT_EQ(hv[8], 0.0999755859375f);  // float16(0.1)
+  const Tensor d = io::read_npy(dir + "d.npy");
+  EXPECT_EQ(d.dtype(), DType::Float32);
+  EXPECT_EQ(d.sizes(), (IntList{1, 2}));
+  EXPECT_EQ(d.data<float>()[0], static_cast<float>(1.0 / 3));
+  EXPECT_TRUE(std::isinf(d.data<float>()[1]));
+  const Tensor i4 = io::read_npy(dir + "i4.npy"), u1 = io::read_npy(dir + "u1.npy");
+  ASSERT_EQ(i4.dtype(), DType::Int64);
+  EXPECT_EQ(i4.data<int64_t>()[0], -7);
+  EXPECT_EQ(i4.data<int64_t>()[1], 2147483647);
+  EXPECT_EQ(u1.data<int64_t>()[1], 255);
+}
+
 TEST(Npy, RoundTripsEveryDtypeAndShape) {
   Tensor f = rand({2, 3, 4}, 7);
   Tensor back = io::parse_npy(io::npy_bytes(f), "f.npy");
@@ -99,8 +135,11 @@ TEST(Npy, ReadsVersion2Headers) {
 TEST(Npy, BadHeadersNameFileAndProblem) {
   auto err = [](const std::vector<uint8_t>& b) { return error_of([&] { io::parse_npy(b, "bad.npy"); }); };
   EXPECT_NE(err(to_bytes("PK\x03\x04 not numpy")).find("bad.npy is not a .npy file"), std::string::npos);
-  EXPECT_NE(err(npy_with_header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
-                .find("dtype '<f8' is not supported"),
+  EXPECT_NE(err(npy_with_header("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
+                .find("dtype '<c8' is not supported"),
+            std::string::npos);
+  EXPECT_NE(err(npy_with_header("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", std::string(4, '\0')))
+                .find("needs 6"),
             std::string::npos);
   EXPECT_NE(err(npy_with_header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0')))
                 .find("'>f4'"),
