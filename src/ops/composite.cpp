@@ -6,6 +6,7 @@
 // split_with_sizes and narrow from slices and activations; lerp, baddbmm, var and std, tile and
 // the in-place gelu_, lerp_ and zero_ from arithmetic, repeat and copy_.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -156,6 +157,94 @@ Tensor adaptive_avg_pool3d(const Tensor& self, IntList output_size) {
   return separable_pool3d(
       op, self, [&](const Tensor& x) { return adaptive_avg_pool2d(x, {output_size[1], output_size[2]}); },
       [&](const Tensor& x) { return adaptive_avg_pool2d(x, {output_size[0], x.sizes()[3]}); });
+}
+
+// ---- 1-D and 3-D resizing through the 2-D kernels -----------------------------------------------
+// Nearest and linear resizing act on each dimension alone, so a 1-D resize is the 2-D one over a
+// height of 1 (kept at 1, scale 1), and a 3-D one a 2-D resize over (H, W) and then one over
+// (D, H_out * W_out) with the second dimension kept (scale 1: each output reads its own input).
+
+IValue opt_scale(std::optional<double> s) { return s ? IValue(*s) : IValue(); }
+
+// mode: "nearest" or "linear"; sizes and scales of the 1 or 3 resized dims (scales may be unset).
+Tensor resize_by_2d(const char* op, const Tensor& self, const std::string& mode, bool align_corners,
+                    const IntList& sizes, const std::vector<std::optional<double>>& scales) {
+  check_defined(op, self);
+  auto two_d = [&](const Tensor& x, IntList size, std::optional<double> sh, std::optional<double> sw) {
+    if (mode == "nearest")
+      return call("aten::upsample_nearest2d", {IValue(x), IValue(size), opt_scale(sh), opt_scale(sw)}).toTensor();
+    return call("aten::upsample_bilinear2d", {IValue(x), IValue(size), IValue(align_corners), opt_scale(sh), opt_scale(sw)})
+        .toTensor();
+  };
+  const int64_t spatial = static_cast<int64_t>(sizes.size());
+  TVK_CHECK(self.dim() == spatial + 2, op, ": expected a ", spatial + 2, "-D input (N, C, ",
+            spatial == 1 ? "L" : "D, H, W", "), got ", self.shape_string());
+  for (int64_t s : sizes) TVK_CHECK(s > 0, op, ": output sizes must be positive, got ", shape_string(sizes));
+  const IntList& in = self.sizes();
+  return in_op(op, [&] {
+    if (spatial == 1) {
+      const Tensor y = two_d(unsqueeze(self, 2), {1, sizes[0]}, 1.0, scales[0]);
+      return reshape(y, {in[0], in[1], sizes[0]});
+    }
+    const Tensor planes = two_d(reshape(self, {in[0], in[1] * in[2], in[3], in[4]}), {sizes[1], sizes[2]}, scales[1], scales[2]);
+    const int64_t hw = sizes[1] * sizes[2];
+    const Tensor depth = two_d(reshape(planes, {in[0], in[1], in[2], hw}), {sizes[0], hw}, scales[0], 1.0);
+    return reshape(depth, {in[0], in[1], sizes[0], sizes[1], sizes[2]});
+  });
+}
+
+// The .vec overloads: exactly one of output_size and scale_factors; sizes from scales floor(in * s),
+// and the scales passed on as PyTorch passes them.
+Tensor resize_vec(const char* op, const Tensor& input, const std::optional<IntList>& output_size,
+                  const std::optional<std::vector<double>>& scale_factors, const std::string& mode, bool align_corners,
+                  size_t spatial) {
+  check_defined(op, input, "input");
+  TVK_CHECK(output_size.has_value() != scale_factors.has_value(), op,
+            ": must specify exactly one of output_size and scale_factors");
+  TVK_CHECK(input.dim() == static_cast<int64_t>(spatial) + 2, op, ": expected a ", spatial + 2, "-D input, got ",
+            input.shape_string());
+  IntList sizes;
+  std::vector<std::optional<double>> scales(spatial);
+  if (output_size) {
+    TVK_CHECK(output_size->size() == spatial, op, ": output_size must have ", spatial, " values");
+    sizes = *output_size;
+  } else {
+    TVK_CHECK(scale_factors->size() == spatial, op, ": scale_factors must have ", spatial, " values");
+    for (size_t i = 0; i < spatial; ++i) {
+      sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(input.sizes()[i + 2]) * (*scale_factors)[i])));
+      scales[i] = (*scale_factors)[i];
+    }
+  }
+  return resize_by_2d(op, input, mode, align_corners, sizes, scales);
+}
+
+Tensor upsample_nearest1d(const Tensor& self, IntList output_size, std::optional<double> scales) {
+  return resize_by_2d("aten::upsample_nearest1d", self, "nearest", false, output_size, {scales});
+}
+Tensor upsample_nearest1d_vec(const Tensor& input, std::optional<IntList> size, std::optional<std::vector<double>> scales) {
+  return resize_vec("aten::upsample_nearest1d", input, size, scales, "nearest", false, 1);
+}
+Tensor upsample_linear1d(const Tensor& self, IntList output_size, bool align_corners, std::optional<double> scales) {
+  return resize_by_2d("aten::upsample_linear1d", self, "linear", align_corners, output_size, {scales});
+}
+Tensor upsample_linear1d_vec(const Tensor& input, std::optional<IntList> size, bool align_corners,
+                             std::optional<std::vector<double>> scales) {
+  return resize_vec("aten::upsample_linear1d", input, size, scales, "linear", align_corners, 1);
+}
+Tensor upsample_nearest3d(const Tensor& self, IntList output_size, std::optional<double> sd, std::optional<double> sh,
+                          std::optional<double> sw) {
+  return resize_by_2d("aten::upsample_nearest3d", self, "nearest", false, output_size, {sd, sh, sw});
+}
+Tensor upsample_nearest3d_vec(const Tensor& input, std::optional<IntList> size, std::optional<std::vector<double>> scales) {
+  return resize_vec("aten::upsample_nearest3d", input, size, scales, "nearest", false, 3);
+}
+Tensor upsample_trilinear3d(const Tensor& self, IntList output_size, bool align_corners, std::optional<double> sd,
+                            std::optional<double> sh, std::optional<double> sw) {
+  return resize_by_2d("aten::upsample_trilinear3d", self, "linear", align_corners, output_size, {sd, sh, sw});
+}
+Tensor upsample_trilinear3d_vec(const Tensor& input, std::optional<IntList> size, bool align_corners,
+                                std::optional<std::vector<double>> scales) {
+  return resize_vec("aten::upsample_trilinear3d", input, size, scales, "linear", align_corners, 3);
 }
 
 // ---- group and instance norm ------------------------------------------------------------------
@@ -518,6 +607,27 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::avg_pool3d(Tensor self, int[3] kernel_size, in
                            "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
                            avg_pool3d);
 TVK_REGISTER_OP_ANY_DEVICE("aten::adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor", adaptive_avg_pool3d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor",
+                           upsample_nearest1d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
+                           upsample_nearest1d_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, "
+                           "float? scales=None) -> Tensor",
+                           upsample_linear1d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_linear1d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+                           "float[]? scale_factors) -> Tensor",
+                           upsample_linear1d_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, "
+                           "float? scales_h=None, float? scales_w=None) -> Tensor",
+                           upsample_nearest3d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_nearest3d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
+                           upsample_nearest3d_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, "
+                           "float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor",
+                           upsample_trilinear3d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_trilinear3d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+                           "float[]? scale_factors) -> Tensor",
+                           upsample_trilinear3d_vec);
 TVK_REGISTER_OP_ANY_DEVICE("aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
                            "float eps=1e-05, bool cudnn_enabled=True) -> Tensor",
                            group_norm);

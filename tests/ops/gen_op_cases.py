@@ -937,6 +937,28 @@ def families(torch, c):
     c.error("aten::max_pool3d", r(1, 2, 4, 4, 4), [2, 2, 2], [2, 2, 2], [2, 0, 0], [1, 1, 1], False)
     c.error("aten::avg_pool3d", r(1, 2, 4, 4), [2, 2, 2], [], [0, 0, 0], False, True, 0)
 
+    # ---- 1-D and 3-D resizing ----
+    for x in [r(2, 3, 7), r(1, 2, 1)]:
+        for size in [[14], [5], [1]]:
+            c.add("aten::upsample_nearest1d", x, size, None)
+            for ac in [False, True]:
+                c.add("aten::upsample_linear1d", x, size, ac, None)
+        for s in [2.0, 1.5, 0.5]:
+            if int(x.shape[2] * s) > 0:
+                c.add("aten::upsample_nearest1d.vec", x, None, [s])
+                c.add("aten::upsample_linear1d.vec", x, None, False, [s])
+        c.add("aten::upsample_linear1d.vec", x, [9], True, None)
+    for x in [r(1, 2, 3, 4, 5), r(2, 1, 2, 3, 2)]:
+        for size in [[6, 8, 10], [3, 2, 7], [1, 1, 1]]:
+            c.add("aten::upsample_nearest3d", x, size, None, None, None)
+            for ac in [False, True]:
+                c.add("aten::upsample_trilinear3d", x, size, ac, None, None, None)
+        c.add("aten::upsample_nearest3d.vec", x, None, [2.0, 1.5, 2.0])
+        c.add("aten::upsample_trilinear3d.vec", x, None, False, [2.0, 2.0, 0.5])
+        c.add("aten::upsample_trilinear3d.vec", x, [4, 4, 4], True, None)
+    c.error("aten::upsample_nearest1d.vec", r(1, 2, 3), [4], [2.0])
+    c.error("aten::upsample_trilinear3d", r(1, 2, 3, 4), [2, 2, 2], False, None, None, None)
+
     # ---- 1-D pools ----
     for x in [r(2, 3, 20), r(4, 17), r(1, 5, 7)]:
         c.add("aten::max_pool1d", x, [3], [2], [1], [1], False)
