@@ -247,6 +247,39 @@ Tensor upsample_trilinear3d_vec(const Tensor& input, std::optional<IntList> size
   return resize_vec("aten::upsample_trilinear3d", input, size, scales, "linear", align_corners, 3);
 }
 
+// ---- im2col (F.unfold): each kernel tap's strided view of the padded input, stacked ------------
+
+Tensor im2col(const Tensor& self, IntList kernel_size, IntList dilation, IntList padding, IntList stride) {
+  const char* op = "aten::im2col";
+  check_defined(op, self);
+  TVK_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected 3D or 4D (batch mode) tensor for input, got ",
+            self.shape_string());
+  const auto k = expand_pair(op, "kernel_size", kernel_size), d = expand_pair(op, "dilation", dilation);
+  const auto p = expand_pair(op, "padding", padding), s = expand_pair(op, "stride", stride);
+  TVK_CHECK(k[0] > 0 && k[1] > 0 && d[0] > 0 && d[1] > 0 && s[0] > 0 && s[1] > 0 && p[0] >= 0 && p[1] >= 0, op,
+            ": kernel size, dilation and stride must be positive and padding non-negative");
+  const Tensor x = self.dim() == 3 ? unsqueeze(self, 0) : self;
+  const int64_t n = x.sizes()[0], c = x.sizes()[1];
+  const int64_t out_h = (x.sizes()[2] + 2 * p[0] - d[0] * (k[0] - 1) - 1) / s[0] + 1;
+  const int64_t out_w = (x.sizes()[3] + 2 * p[1] - d[1] * (k[1] - 1) - 1) / s[1] + 1;
+  TVK_CHECK(out_h > 0 && out_w > 0, op, ": given input with spatial size ", shape_string({x.sizes()[2], x.sizes()[3]}),
+            ", kernel_size ", shape_string({k[0], k[1]}), ", dilation, padding and stride, the calculated shape of the "
+            "array of sliding blocks is ", out_h, " x ", out_w, ", but its components must be at least one");
+  const Tensor padded = p[0] || p[1] ? call("aten::constant_pad_nd", {IValue(x), IValue(IntList{p[1], p[1], p[0], p[0]}),
+                                                                      IValue(0.0)}).toTensor()
+                                     : x;
+  std::vector<IValue> taps;
+  for (int64_t i = 0; i < k[0]; ++i)
+    for (int64_t j = 0; j < k[1]; ++j) {
+      const Tensor rows = slice(padded, 2, i * d[0], i * d[0] + s[0] * (out_h - 1) + 1, s[0]);
+      taps.emplace_back(slice(rows, 3, j * d[1], j * d[1] + s[1] * (out_w - 1) + 1, s[1]));
+    }
+  // (N, C, kh * kw, H_out, W_out): channel-major, then the kernel tap, as PyTorch orders them.
+  const Tensor stacked = call("aten::stack", {IValue::list(std::move(taps)), IValue(int64_t{2})}).toTensor();
+  const Tensor cols = reshape(stacked, {n, c * k[0] * k[1], out_h * out_w});
+  return self.dim() == 3 ? reshape(cols, {c * k[0] * k[1], out_h * out_w}) : cols;
+}
+
 // ---- group and instance norm ------------------------------------------------------------------
 
 // weight and bias of [C] applied to x (N, C, *) channel by channel.
@@ -628,6 +661,9 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_trilinear3d(Tensor self, SymInt[3] ou
 TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_trilinear3d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
                            "float[]? scale_factors) -> Tensor",
                            upsample_trilinear3d_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, "
+                           "int[2] stride) -> Tensor",
+                           im2col);
 TVK_REGISTER_OP_ANY_DEVICE("aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
                            "float eps=1e-05, bool cudnn_enabled=True) -> Tensor",
                            group_norm);

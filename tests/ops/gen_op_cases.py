@@ -959,6 +959,12 @@ def families(torch, c):
     c.error("aten::upsample_nearest1d.vec", r(1, 2, 3), [4], [2.0])
     c.error("aten::upsample_trilinear3d", r(1, 2, 3, 4), [2, 2, 2], False, None, None, None)
 
+    # ---- im2col (F.unfold) ----
+    for x, k, d, p, s in [(r(2, 3, 6, 7), [2, 3], [1, 1], [0, 1], [1, 2]), (r(1, 2, 9, 9), [3, 3], [2, 1], [2, 0], [2, 2]),
+                          (r(4, 5, 5), [1, 1], [1, 1], [0, 0], [1, 1]), (r(1, 1, 4, 4), [4, 4], [1, 1], [0, 0], [4, 4])]:
+        c.add("aten::im2col", x, k, d, p, s)
+    c.error("aten::im2col", r(1, 2, 3, 3), [4, 4], [1, 1], [0, 0], [1, 1])
+
     # ---- 1-D pools ----
     for x in [r(2, 3, 20), r(4, 17), r(1, 5, 7)]:
         c.add("aten::max_pool1d", x, [3], [2], [1], [1], False)
