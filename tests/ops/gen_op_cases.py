@@ -807,6 +807,14 @@ def generate(torch, c):
         c.add("aten::to.prim_Device", x, None, dtype, False, False, ref=lambda t, d, dt, nb, cp: t.to(dtypes[dt]))
         c.add("aten::to.device", x, cpu, dtype, False, False, None, ref=lambda t, d, dt, nb, cp, mf: t.to(dtypes[dt]))
         c.add("aten::to.other", torch.tensor([1.5, 2.0]), x, False, False, None, ref=lambda t, o, nb, cp, mf: t.to(o))
+    for x, dtype in conversions:
+        c.add("aten::to.dtype_layout", x, dtype, None, None, None, False, False, None,
+              ref=lambda t, dt, *a: t.to(dtype=dtypes[dt]))
+        c.add("aten::to.prim_dtype", x, dtype, False, False, ref=lambda t, dt, nb, cp: t.to(dtypes[dt]))
+        c.add("aten::type_as", x, torch.tensor([1.0]) if dtype == 6 else torch.tensor([1]) if dtype == 4 else torch.tensor([True]),
+              ref=lambda t, o: t.type_as(o))
+    c.add("aten::to.dtype_layout", r(2, 3), None, None, None, None, False, True, None, ref=lambda t, *a: t.clone())
+    c.add("aten::to.prim_other", r(2, 3), False, True, ref=lambda t, nb, cp: t.clone())
     for op in ("eq", "ne", "ge", "le", "gt", "lt"):
         c.add("aten::%s.Tensor" % op, grid, torch.tensor([1.0, 0.0, 3.0]))
         c.add("aten::%s.Tensor" % op, r(2, 3, 5), r(3, 1))

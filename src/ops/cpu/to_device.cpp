@@ -45,8 +45,34 @@ Tensor to_other(const Tensor& self, const Tensor& other, bool, bool copy, std::o
   return to_impl(self, other.device(), dtype_code(other.dtype()), copy);
 }
 
+// The keyword form (D2Go's files: x.to(dtype=..., layout=..., device=..., pin_memory=...,
+// non_blocking=..., copy=..., memory_format=...)); layout, pinning and memory format do not
+// change a tvk tensor's values.
+Tensor to_dtype_layout(const Tensor& self, std::optional<int64_t> dtype, std::optional<int64_t>,
+                       std::optional<Device> device, std::optional<bool>, bool, bool copy, std::optional<int64_t>) {
+  return to_impl(self, device, dtype, copy);
+}
+Tensor to_prim_dtype(const Tensor& self, std::optional<int64_t> dtype, bool, bool copy) {
+  return to_impl(self, std::nullopt, dtype, copy);
+}
+Tensor to_prim_other(const Tensor& self, bool, bool copy) { return to_impl(self, std::nullopt, std::nullopt, copy); }
+Tensor type_as(const Tensor& self, const Tensor& other) {
+  check_defined("aten::type_as", other, "other");
+  return to_impl(self, std::nullopt, dtype_code(other.dtype()), false);
+}
+
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, "
+                           "Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, "
+                           "MemoryFormat? memory_format=None) -> Tensor(a)",
+                           to_dtype_layout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::to.prim_dtype(Tensor(a) self, int? dtype=None, bool non_blocking=False, "
+                           "bool copy=False) -> Tensor(b|a)",
+                           to_prim_dtype);
+TVK_REGISTER_OP_ANY_DEVICE("aten::to.prim_other(Tensor(a) self, bool non_blocking=False, bool copy=False) -> Tensor(b|a)",
+                           to_prim_other);
+TVK_REGISTER_OP_ANY_DEVICE("aten::type_as(Tensor self, Tensor other) -> Tensor", type_as);
 TVK_REGISTER_OP_ANY_DEVICE("aten::to.prim_Device(Tensor(a) self, Device? device, int? dtype=None, "
                            "bool non_blocking=False, bool copy=False) -> Tensor(b|a)",
                            to_prim_device);
