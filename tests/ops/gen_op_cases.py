@@ -609,6 +609,9 @@ def generate(torch, c):
     c.add("aten::argmax", r(2, 3, 4), None, True)
     c.add("aten::argmax", torch.tensor(2.5), None, False)
     c.add("aten::cumsum", torch.tensor([[1, 2, 3], [4, 5, 6]]), 1, None)
+    c.add("aten::cumsum", torch.tensor(2.5), 0, None)
+    c.add("aten::cumsum", r(3, 700, 2), 1, None)  # long lines
+    c.add("aten::cumsum", r(0, 4), 1, None)
     c.add("aten::argsort", torch.tensor([5, -2, 9, 0]), 0, False)
     c.error("aten::topk", r(3), 4, -1, True, True, ref=lambda t, k, d, l, so: tuple(torch.topk(t, k, d, l, so)))
     # x[idx] with tensor indices: a table by a 2-D index (swin_t's and maxvit_t's relative-position

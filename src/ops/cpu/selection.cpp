@@ -4,7 +4,7 @@
 // data-dependent shapes and sorting fit a GPU poorly, and on Vulkan tensors they run through the
 // opt-in CPU fallback. index, index_select, embedding (gathers of rows), where, comparisons
 // with a scalar and masked_fill (swin_t's and maxvit_t's attention) have Vulkan kernels too
-// (vulkan/ops/indexing.cpp), and so has argmax (vulkan/ops/reduction.cpp).
+// (vulkan/ops/indexing.cpp), and so have argmax and cumsum (vulkan/ops/reduction.cpp).
 #include <algorithm>
 #include <cmath>
 #include <numeric>

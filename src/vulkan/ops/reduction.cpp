@@ -1,6 +1,6 @@
-// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl): mean and sum over dims
-// (reduced dims are permuted to the end first when they are not already there), softmax,
-// log_softmax and argmax.
+// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl, cumsum.glsl): mean and
+// sum over dims (reduced dims are permuted to the end first when they are not already there),
+// softmax, log_softmax, argmax and cumsum.
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
@@ -115,6 +115,27 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return out;
 }
 
+// Running sums along `dim` (cumsum.glsl), float32; int64 tensors and lines longer than gallivm's
+// loop limit decline to the CPU fallback.
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  const char* op = "aten::cumsum";
+  check_vulkan_float(op, self);
+  ops::check_float_dtype_arg(op, dtype);
+  const ops::DimSplit s = ops::split_at_dim(op, self.dim() == 0 ? IntList{1} : self.sizes(), self.dim() == 0 ? 0 : dim);
+  if (s.size > 65535)
+    throw UnsupportedError(detail::concat(op, ": a running sum over ", s.size,
+                                          " values is longer than a Vulkan kernel's loop may run here (65535); the CPU "
+                                          "fallback runs it"));
+  Tensor out = empty_vulkan(self.sizes());
+  const int64_t lines = s.outer * s.inner;
+  if (lines == 0 || s.size == 0) return out;
+  struct {
+    uint32_t lines, size, inner;
+  } params{static_cast<uint32_t>(to_i32(op, lines)), static_cast<uint32_t>(s.size), static_cast<uint32_t>(s.inner)};
+  launch(ShaderLaunch{"cumsum", elementwise_global(lines), {64, 1, 1}, {}}, {out, self}, params);
+  return out;
+}
+
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
   return softmax_impl("aten::softmax", self, dim, dtype, false);
 }
@@ -131,5 +152,6 @@ TVK_REGISTER_VULKAN_KERNEL("aten::sum", sum_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::softmax.int", softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::log_softmax.int", log_softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::argmax", argmax);
+TVK_REGISTER_VULKAN_KERNEL("aten::cumsum", cumsum);
 
 }  // namespace tvk::vulkan
