@@ -2,6 +2,7 @@
 // share storage, strided inputs work), the channel-shuffle pattern of ShuffleNet, and invalid
 // inputs that must throw tvk::Error, as PyTorch's vulkan_api_test checked them.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -737,4 +738,45 @@ TEST(PackedContexts, NormAndConv1dContextsRunAsThePlainOpsAndSurviveTheirState) 
   bad->type_name = bn_cls->qualified_name;
   EXPECT_THROW(bn_cls->set_state(*bad, IValue::list({IValue(w), IValue(1e-5)})), Error);
   EXPECT_THROW(bn_cls->set_state(*bad, IValue::list({IValue(w), IValue(b), IValue(m), IValue(std::string("v")), IValue(1e-5)})), Error);
+}
+
+// The random fills draw what they say on each device: uniform values inside [from, to) with the
+// mean and spread of that range, normal ones with the asked mean and standard deviation, and two
+// calls draw different values.
+TEST(RandomFills, UniformAndNormalHaveTheirDistributionOnEachDevice) {
+  std::vector<Device> devices{Device::CPU};
+  if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+  const int64_t n = 200000;
+  auto stats = [&](const Tensor& t) {
+    const Tensor c = t.cpu().contiguous();
+    double sum = 0, sq = 0, lo = 1e30, hi = -1e30;
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = c.data<float>()[i];
+      sum += v;
+      sq += v * v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    const double mean = sum / n;
+    return std::array<double, 4>{mean, std::sqrt(sq / n - mean * mean), lo, hi};
+  };
+  for (Device d : devices) {
+    SCOPED_TRACE(to_string(d));
+    const Tensor x = zeros({n}).to(d);
+    const auto u = stats(call_op("aten::uniform_", {IValue(x), IValue(-2.0), IValue(3.0)}).toTensor());
+    EXPECT_NEAR(u[0], 0.5, 0.02);
+    EXPECT_NEAR(u[1], 5.0 / std::sqrt(12.0), 0.02);
+    EXPECT_GE(u[2], -2.0);
+    EXPECT_LT(u[3], 3.0);
+    const auto g = stats(call_op("aten::normal_", {IValue(x), IValue(1.0), IValue(0.5)}).toTensor());
+    EXPECT_NEAR(g[0], 1.0, 0.01);
+    EXPECT_NEAR(g[1], 0.5, 0.01);
+    const auto r = stats(call_op("aten::rand_like", {IValue(x)}).toTensor());
+    EXPECT_NEAR(r[0], 0.5, 0.01);
+    const auto rn = stats(call_op("aten::randn_like", {IValue(x)}).toTensor());
+    EXPECT_NEAR(rn[0], 0.0, 0.01);
+    EXPECT_NEAR(rn[1], 1.0, 0.01);
+    const Tensor a = call_op("aten::rand_like", {IValue(x)}).toTensor(), b = call_op("aten::rand_like", {IValue(x)}).toTensor();
+    EXPECT_GT(max_abs_diff(a.cpu(), b.cpu()), 0.1) << "two draws gave the same values";
+  }
 }

@@ -1154,6 +1154,15 @@ def families(torch, c):
           ref=lambda *a: torch.arange(0.5, 3.0, 0.5, dtype=torch.float32))
     c.add("aten::zeros", [2, 3], 0, None, None, None, ref=lambda *a: torch.zeros(2, 3, dtype=torch.int64))
     c.add("aten::full", [2], 7, 2, None, None, None, ref=lambda *a: torch.full([2], 7, dtype=torch.int64))
+    # Random fills: shapes here (values differ from torch's stream by design); their
+    # statistics are checked in api_test.cpp.
+    for x in [r(3, 4), r(2, 1, 5), r(0, 3), torch.tensor(1.0)]:
+        c.add("aten::rand_like", x, None, None, None, None, None, meta=True)
+        c.add("aten::randn_like", x, None, None, None, None, None, meta=True)
+        c.add("aten::uniform_", x, -2.0, 3.0, None, meta=True, ref=lambda t, a, b, g: t.uniform_(a, b))
+        c.add("aten::normal_", x, 1.0, 0.5, None, meta=True, ref=lambda t, m, s, g: t.normal_(m, s))
+    c.error("aten::uniform_", r(3), 2.0, 1.0, None, ref=lambda t, a, b, g: t.uniform_(a, b))
+    c.error("aten::normal_", r(3), 0.0, -1.0, None, ref=lambda t, m, s, g: t.normal_(m, s))
     for x in [torch.tensor(3.5), torch.tensor([7]), torch.tensor(True)]:
         c.add("aten::_local_scalar_dense", x, ref=lambda t: t.item())
 
