@@ -1163,6 +1163,9 @@ def families(torch, c):
         c.add("aten::normal_", x, 1.0, 0.5, None, meta=True, ref=lambda t, m, s, g: t.normal_(m, s))
     c.error("aten::uniform_", r(3), 2.0, 1.0, None, ref=lambda t, a, b, g: t.uniform_(a, b))
     c.error("aten::normal_", r(3), 0.0, -1.0, None, ref=lambda t, m, s, g: t.normal_(m, s))
+    for x in [r(4, 3), r(1), torch.arange(5)]:
+        c.add("aten::len.Tensor", x, ref=lambda t: len(t))
+    c.error("aten::len.Tensor", torch.tensor(1.0), ref=lambda t: len(t))
     for x in [torch.tensor(3.5), torch.tensor([7]), torch.tensor(True)]:
         c.add("aten::_local_scalar_dense", x, ref=lambda t: t.item())
 

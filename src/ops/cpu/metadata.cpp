@@ -11,6 +11,13 @@ IntList size(const Tensor& self) { return self.sizes(); }
 int64_t size_int(const Tensor& self, int64_t dim) { return self.sizes()[wrap_dim("aten::size", dim, self.dim())]; }
 int64_t dim(const Tensor& self) { return self.dim(); }
 int64_t numel(const Tensor& self) { return self.numel(); }
+// len(t): the size of the first dimension (TorchScript's aten::len.Tensor; the interpreter's
+// len builtin answers the same when it runs, this op when a graph is frozen).
+int64_t len_tensor(const Tensor& t) {
+  check_defined("aten::len", t, "t");
+  TVK_CHECK(t.dim() > 0, "aten::len: len() of a 0-d tensor");
+  return t.sizes()[0];
+}
 
 double single_value(const char* op, const Tensor& a) {
   check_defined(op, a, "a");
@@ -56,6 +63,7 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::size(Tensor self) -> int[]", size);
 TVK_REGISTER_OP_ANY_DEVICE("aten::size.int(Tensor self, int dim) -> int", size_int);
 TVK_REGISTER_OP_ANY_DEVICE("aten::dim(Tensor self) -> int", dim);
 TVK_REGISTER_OP_ANY_DEVICE("aten::numel(Tensor self) -> int", numel);
+TVK_REGISTER_OP_ANY_DEVICE("aten::len.Tensor(Tensor t) -> int", len_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Int.Tensor(Tensor a) -> int", int_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::Float.Tensor(Tensor a) -> float", float_tensor);
 TVK_REGISTER_OP_ANY_DEVICE("aten::is_floating_point(Tensor self) -> bool", is_floating_point);
