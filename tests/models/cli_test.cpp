@@ -125,6 +125,28 @@ TEST(Cli, CheckListsOpsWithCountsAndPassesWhenAllRunOnVulkan) {
   EXPECT_NE(r.out.find("every op runs on Vulkan"), std::string::npos) << r.out;
 }
 
+// Issue 48: check also reads the code, so it lists every op the model calls that tvk lacks or
+// runs on the CPU only, with where each is called, not only what one run reaches.
+TEST(Cli, CheckListsEveryMissingAndCpuOnlyOpWithWhereItIsCalled) {
+  TVK_NEED_MODELS();
+  Result r = run_cli("check " + testing_support::models_dir() + "/fallback_mix_script.pt --input-shape 1,3,16,16");
+  const size_t cpu_only = r.out.find("that tvk has a CPU kernel only for");
+  ASSERT_NE(cpu_only, std::string::npos) << r.out;
+  for (const char* op : {"aten::topk", "aten::sort", "torchvision::nms"}) {
+    const size_t at = r.out.find(std::string("  ") + op, cpu_only);
+    ASSERT_NE(at, std::string::npos) << op << "\n" << r.out;
+    EXPECT_NE(r.out.substr(at, r.out.find('\n', at) - at).find("/code/__torch__"), std::string::npos) << r.out;
+  }
+  // ssdlite's interpolate names resizing modes tvk has no kernel for, on paths its input does
+  // not take: listed as such, while the run itself completes.
+  r = run_cli("check " + testing_support::models_dir() + "/ssdlite_script.pt --input " + testing_support::models_dir() +
+              "/ssdlite_input.npy --input-list");
+  const size_t unknown = r.out.find("that tvk has no kernel for, on any device");
+  ASSERT_NE(unknown, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  aten::upsample_bicubic2d", unknown), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("the run stopped"), std::string::npos) << r.out;
+}
+
 // Issue 11: check names what the file is (format version, lite bytecode) and its prepacked or
 // quantized parts, read from the module graph and the frozen constants.
 TEST(Cli, CheckNamesTheArchiveAndItsPrepackedOrQuantizedParts) {
