@@ -135,11 +135,13 @@ int cpu_float_factory_device_arg(const OpEntry& op, const std::function<const IV
                                  (t->isNone() && kDefaultFloat.count(op.schema.name)));
   // device None is the CPU for a factory proper (no tensor argument whose device it would follow:
   // a scripted torch.zeros(b, 10)).
-  bool takes_tensor = false;
-  for (const Argument& a : op.schema.arguments) takes_tensor |= a.type.rfind("Tensor", 0) == 0;
-  const bool on_cpu = d && ((d->isDevice() && d->toDevice() == Device::CPU) || (d->isNone() && !takes_tensor));
-  const bool cpu_float = on_cpu && float_dtype;
-  return cpu_float ? device_arg : -1;
+  auto takes_tensor = [&op] {
+    for (const Argument& a : op.schema.arguments)
+      if (a.type.rfind("Tensor", 0) == 0) return true;
+    return false;
+  };
+  const bool on_cpu = d && ((d->isDevice() && d->toDevice() == Device::CPU) || (d->isNone() && !takes_tensor()));
+  return float_dtype && on_cpu ? device_arg : -1;
 }
 
 bool scalar_stays_on_cpu(const Tensor& t) {
@@ -280,27 +282,18 @@ IValue call(const OpEntry& op, Stack args) {
   if (device != Device::CPU)
     for (IValue& v : args)
       if (is_cpu_scalar(v)) v = IValue(v.toTensor().to(device));
-  if (!op.mutates_self) {
-    if (device != Device::Vulkan || !op.cpu || !cpu_fallback_enabled()) return kernel(args);
-    // A Vulkan kernel may lack a case (a dtype it does not convert): it says so before it
-    // records any work, and the fallback runs the call on the CPU instead.
-    try {
-      return kernel(args);
-    } catch (const UnsupportedError&) {
-      ++g_fallback_runs;
-      return call_on_cpu(op, std::move(args));
-    }
-  }
-  const Tensor self = args.empty() || !args[0].isTensor() ? Tensor() : args[0].toTensor();
+  // A Vulkan kernel may lack a case (a dtype it does not convert, an int64 self of an in-place
+  // op): it says so before it records any work, and the fallback runs the call on the CPU
+  // instead (writing an in-place op's result back into self).
+  const Tensor self = op.mutates_self && !args.empty() && args[0].isTensor() ? args[0].toTensor() : Tensor();
   IValue result;
   try {
     result = kernel(args);
   } catch (const UnsupportedError&) {
-    // As above, for an in-place op (x //= 2 on an int64 Vulkan tensor): the CPU writes self.
     if (device != Device::Vulkan || !op.cpu || !cpu_fallback_enabled()) throw;
     return fall_back(op, std::move(args));
   }
-  write_back_view(op, self, result);
+  if (op.mutates_self) write_back_view(op, self, result);
   return result;
 }
 
