@@ -106,9 +106,7 @@ Pool3dShape pool3d_shape(const char* op, const Tensor& self) {
   return s;
 }
 IntList three_values(const char* op, const char* arg, const IntList& v, int64_t fallback) {
-  if (v.empty()) return {fallback, fallback, fallback};
-  TVK_CHECK(v.size() == 1 || v.size() == 3, op, ": '", arg, "' must have 1 or 3 values, got ", shape_string(v));
-  return v.size() == 1 ? IntList{v[0], v[0], v[0]} : v;
+  return v.empty() ? IntList{fallback, fallback, fallback} : expand_triple(op, arg, v);
 }
 // pool_hw on (N, C * D, H, W), then pool_d on (N, C, D, H_out * W_out); back to self's rank.
 template <typename PoolHW, typename PoolD>
@@ -566,7 +564,9 @@ Tensor reshape_alias(const Tensor& self, IntList size, IntList) { return reshape
 
 // The variance over `dims` (all when None) with `correction` subtracted from the count:
 // mean((x - mean(x))^2) * n / (n - correction).
-Tensor variance(const char* op, const Tensor& self, const std::optional<IntList>& dims, double correction, bool keepdim) {
+// `mean_out`, when given, receives the mean over `dims` with those dims kept.
+Tensor variance(const char* op, const Tensor& self, const std::optional<IntList>& dims, double correction, bool keepdim,
+                Tensor* mean_out = nullptr) {
   check_defined(op, self);
   check_float(op, self);
   IntList d = dims.value_or(IntList{});
@@ -574,7 +574,9 @@ Tensor variance(const char* op, const Tensor& self, const std::optional<IntList>
     for (int64_t i = 0; i < self.dim(); ++i) d.push_back(i);
   int64_t n = 1;
   for (int64_t i : d) n *= self.sizes()[static_cast<size_t>(wrap_dim(op, i, std::max<int64_t>(self.dim(), 1)))];
-  const Tensor centred = sub(self, mean(self, d, true));
+  const Tensor centre = mean(self, d, true);
+  if (mean_out) *mean_out = centre;
+  const Tensor centred = sub(self, centre);
   const Tensor m = mean(mul(centred, centred), d, keepdim);
   const double scale = static_cast<double>(n) / std::max(static_cast<double>(n) - correction, 0.0);
   return mul(m, scale);
@@ -604,8 +606,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntLis
   IntList dims;
   for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
   const Tensor out = layer_norm(input, normalized_shape, weight, bias, eps);
-  const Tensor m = mean(input, dims, true);
-  const Tensor var = variance(op, input, dims, 0.0, true);
+  Tensor m;
+  const Tensor var = variance(op, input, dims, 0.0, true, &m);
   return {out, m, call("aten::rsqrt", {IValue(add(var, eps))}).toTensor()};
 }
 

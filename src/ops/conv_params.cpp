@@ -2,6 +2,7 @@
 
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
+#include "tvk/ops.h"
 
 namespace tvk::ops {
 
@@ -144,15 +145,12 @@ Tensor conv3d_by_planes(const char* op, const Tensor& input, const Tensor& weigh
   TVK_CHECK(!transposed, op, ": transposed 3-D convolutions are not supported");
   TVK_CHECK(input.dim() == 4 || input.dim() == 5, op,
             ": expected a 4-D (unbatched) or 5-D (batched) input to conv3d, got input of size ", input.shape_string());
-  auto three = [&](const char* arg, const IntList& v) {
-    TVK_CHECK(v.size() == 1 || v.size() == 3, op, ": '", arg, "' must have 1 or 3 values, got ", shape_string(v));
-    return v.size() == 1 ? IntList{v[0], v[0], v[0]} : v;
-  };
-  const IntList s = three("stride", stride), p = three("padding", padding), d = three("dilation", dilation);
+  const IntList s = expand_triple(op, "stride", stride), p = expand_triple(op, "padding", padding);
+  const IntList d = expand_triple(op, "dilation", dilation);
   for (int i = 0; i < 3; ++i)
     TVK_CHECK(s[i] > 0 && d[i] > 0 && p[i] >= 0, op, ": stride and dilation must be positive and padding non-negative");
   const bool unbatched = input.dim() == 4;
-  Tensor x = unbatched ? call("aten::unsqueeze", {IValue(input), IValue(int64_t{0})}).toTensor() : input;
+  Tensor x = unbatched ? unsqueeze(input, 0) : input;
   const int64_t n = x.sizes()[0], c = x.sizes()[1], depth = x.sizes()[2], h = x.sizes()[3], w = x.sizes()[4];
   const int64_t out_c = weight.sizes()[0], kd = weight.sizes()[2];
   TVK_CHECK(groups > 0 && c % groups == 0 && weight.sizes()[1] * groups == c && out_c % groups == 0, op,
@@ -167,29 +165,15 @@ Tensor conv3d_by_planes(const char* op, const Tensor& input, const Tensor& weigh
   Tensor acc;
   for (int64_t t = 0; t < kd; ++t) {
     // (N, C, D_out, H, W) -> (N * D_out, C, H, W): every output depth's input plane for tap t.
-    const Tensor planes = call("aten::slice.Tensor", {IValue(x), IValue(int64_t{2}), IValue(t * d[0]),
-                                                      IValue(t * d[0] + s[0] * (out_d - 1) + 1), IValue(s[0])})
-                              .toTensor();
-    const Tensor batched = call("aten::reshape", {call("aten::permute", {IValue(planes), IValue(IntList{0, 2, 1, 3, 4})}),
-                                                  IValue(IntList{n * out_d, c, h, w})})
-                               .toTensor();
-    const Tensor tap = call("aten::contiguous", {call("aten::select.int", {IValue(weight), IValue(int64_t{2}), IValue(t)}),
-                                                 IValue(int64_t{0})})
-                           .toTensor();
-    const Tensor y = call("aten::conv2d", {IValue(batched), IValue(tap), IValue(), IValue(IntList{s[1], s[2]}),
-                                           IValue(IntList{p[1], p[2]}), IValue(IntList{d[1], d[2]}), IValue(groups)})
-                         .toTensor();
-    acc = acc.defined() ? call("aten::add.Tensor", {IValue(acc), IValue(y), IValue(1.0)}).toTensor() : y;
+    const Tensor planes = slice(x, 2, t * d[0], t * d[0] + s[0] * (out_d - 1) + 1, s[0]);
+    const Tensor batched = reshape(permute(planes, {0, 2, 1, 3, 4}), {n * out_d, c, h, w});
+    const Tensor y = conv2d(batched, select(weight, 2, t), {}, {s[1], s[2]}, {p[1], p[2]}, {d[1], d[2]}, groups);
+    acc = acc.defined() ? add(acc, y) : y;
   }
   const int64_t out_h = acc.sizes()[2], out_w = acc.sizes()[3];
-  Tensor out = call("aten::reshape", {IValue(acc), IValue(IntList{n, out_d, out_c, out_h, out_w})}).toTensor();
-  out = call("aten::contiguous", {call("aten::permute", {IValue(out), IValue(IntList{0, 2, 1, 3, 4})}), IValue(int64_t{0})})
-            .toTensor();
-  if (bias.defined())
-    out = call("aten::add.Tensor", {IValue(out), call("aten::reshape", {IValue(bias), IValue(IntList{out_c, 1, 1, 1})}),
-                                    IValue(1.0)})
-              .toTensor();
-  return unbatched ? call("aten::reshape", {IValue(out), IValue(IntList{out_c, out_d, out_h, out_w})}).toTensor() : out;
+  Tensor out = permute(reshape(acc, {n, out_d, out_c, out_h, out_w}), {0, 2, 1, 3, 4}).contiguous();
+  if (bias.defined()) out = add(out, reshape(bias, {out_c, 1, 1, 1}));
+  return unbatched ? reshape(out, {out_c, out_d, out_h, out_w}) : out;
 }
 
 }  // namespace tvk::ops

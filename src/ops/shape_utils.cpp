@@ -75,6 +75,12 @@ void check_rank(const char* op, const Tensor& t, int64_t min_rank, int64_t max_r
   throw Error(detail::concat(op, ": expected a ", ranks, "-D ", arg, " ", layout, ", got ", t.shape_string()));
 }
 
+IntList expand_triple(const char* op, const char* arg, const IntList& values) {
+  TVK_CHECK(values.size() == 1 || values.size() == 3, op, ": '", arg, "' must have 1 or 3 values, got ",
+            shape_string(values));
+  return values.size() == 1 ? IntList{values[0], values[0], values[0]} : values;
+}
+
 std::array<int64_t, 2> expand_pair(const char* op, const char* arg, const IntList& values) {
   TVK_CHECK(values.size() == 1 || values.size() == 2, op, ": '", arg, "' must have 1 or 2 values, got ",
             shape_string(values));

@@ -33,6 +33,8 @@ void check_rank(const char* op, const Tensor& t, int64_t min_rank, int64_t max_r
 
 // The two values of an `int[2]` argument; a single value stands for both, as in PyTorch.
 std::array<int64_t, 2> expand_pair(const char* op, const char* arg, const IntList& values);
+// The 3-D form: 1 or 3 values, as [d, h, w].
+IntList expand_triple(const char* op, const char* arg, const IntList& values);
 // Resolves one -1 in a view/reshape shape for `numel` elements; throws naming `op`.
 IntList infer_size(const char* op, IntList shape, int64_t numel);
 // Strides that view (sizes, strides) as `shape` without copying, or nullopt when the layout
