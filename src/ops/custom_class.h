@@ -18,6 +18,21 @@ struct CustomClass {
 };
 
 void register_custom_class(CustomClass cls);
+
+// The native payload of `self`, checked: a foreign payload under a class's name is an error,
+// not undefined behaviour.
+template <typename Payload>
+const Payload& payload_of(const Object& self) {
+  const auto* p = dynamic_cast<const Payload*>(self.payload.get());
+  TVK_CHECK(p != nullptr, self.type_name, ": object has no packed weights");
+  return *p;
+}
+// An op's context argument: an object of class `cls` with its payload.
+template <typename Payload>
+const Payload& context_payload(const IValue& v, const char* cls, const char* op) {
+  TVK_CHECK(v.isObject() && v.toObject()->type_name == cls, op, ": expected a ", cls);
+  return payload_of<Payload>(*v.toObject());
+}
 // nullptr when no class of that name is registered.
 const CustomClass* find_custom_class(const std::string& qualified_name);
 

@@ -33,12 +33,6 @@ std::shared_ptr<Object> make_norm(const char* cls, const std::vector<Tensor>& te
   return obj;
 }
 
-const NormContext& norm_of(const IValue& v, const char* cls, const char* op) {
-  TVK_CHECK(v.isObject() && v.toObject()->type_name == cls, op, ": expected a ", cls);
-  const auto* ctx = dynamic_cast<const NormContext*>(v.toObject()->payload.get());
-  TVK_CHECK(ctx != nullptr, op, ": the ", cls, " object has no parameters");
-  return *ctx;
-}
 
 IValue create_batchnorm_context(const Tensor& weight, const Tensor& bias, const Tensor& mean, const Tensor& var,
                                 bool training, double, double eps, bool) {
@@ -49,7 +43,7 @@ IValue create_batchnorm_context(const Tensor& weight, const Tensor& bias, const 
 }
 
 Tensor run_batchnorm_context(const Tensor& input, const IValue& context) {
-  const NormContext& c = norm_of(context, kBatchNormClass, "vulkan_prepack::run_batchnorm_context");
+  const NormContext& c = context_payload<NormContext>(context, kBatchNormClass, "vulkan_prepack::run_batchnorm_context");
   check_defined("vulkan_prepack::run_batchnorm_context", input, "input_vk");
   const std::vector<Tensor>& t = c.tensors.on(input.device());
   return batch_norm(input, t[0], t[1], t[2], t[3], false, 0.1, c.eps);
@@ -60,18 +54,17 @@ IValue create_layernorm_context(const Tensor& weight, const Tensor& bias, double
 }
 
 Tensor run_layernorm_context(const Tensor& input, IntList normalized_shape, const IValue& context) {
-  const NormContext& c = norm_of(context, kLayerNormClass, "vulkan_prepack::run_layernorm_context");
+  const NormContext& c = context_payload<NormContext>(context, kLayerNormClass, "vulkan_prepack::run_layernorm_context");
   check_defined("vulkan_prepack::run_layernorm_context", input, "X");
   const std::vector<Tensor>& t = c.tensors.on(input.device());
   return layer_norm(input, normalized_shape, t[0], t[1], c.eps);
 }
 
 IValue norm_get_state(const Object& self) {
-  const auto* c = dynamic_cast<const NormContext*>(self.payload.get());
-  TVK_CHECK(c != nullptr, self.type_name, ": the object has no parameters");
+  const NormContext& c = payload_of<NormContext>(self);
   List state;
-  for (const Tensor& t : c->tensors.cpu()) state.push_back(t.defined() ? IValue(t) : IValue());
-  state.emplace_back(c->eps);
+  for (const Tensor& t : c.tensors.cpu()) state.push_back(t.defined() ? IValue(t) : IValue());
+  state.emplace_back(c.eps);
   return IValue::list(std::move(state));
 }
 

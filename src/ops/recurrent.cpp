@@ -226,10 +226,7 @@ std::shared_ptr<Object> make_context(Cell cell, std::vector<Tensor> params, bool
 }
 
 const RecurrentContext& context_of(const IValue& v, Cell cell, const char* op) {
-  TVK_CHECK(v.isObject() && v.toObject()->type_name == context_class(cell), op, ": expected a ", context_class(cell));
-  const auto* ctx = dynamic_cast<const RecurrentContext*>(v.toObject()->payload.get());
-  TVK_CHECK(ctx != nullptr, op, ": the ", context_class(cell), " object has no weights");
-  return *ctx;
+  return context_payload<RecurrentContext>(v, context_class(cell), op);
 }
 
 template <Cell C>
@@ -261,16 +258,15 @@ std::tuple<Tensor, Tensor> run_gru_context(const Tensor& input, const Tensor& hx
 // layer for LSTM in the order ii, hi, if, hf, ig, hg, io, ho; 12 for GRU: ir, hr, iz, hz, in,
 // hn), which are joined back here.
 IValue context_get_state(const Object& self) {
-  const auto* c = dynamic_cast<const RecurrentContext*>(self.payload.get());
-  TVK_CHECK(c != nullptr, self.type_name, ": the object has no weights");
+  const RecurrentContext& c = payload_of<RecurrentContext>(self);
   List state;
-  state.push_back(IValue::list(List(c->params.cpu().begin(), c->params.cpu().end())));
-  state.emplace_back(c->has_biases);
-  state.emplace_back(c->layers);
-  state.emplace_back(c->dropout);
-  state.emplace_back(c->train);
-  state.emplace_back(c->bidirectional);
-  state.emplace_back(c->batch_first);
+  state.push_back(IValue::list(List(c.params.cpu().begin(), c.params.cpu().end())));
+  state.emplace_back(c.has_biases);
+  state.emplace_back(c.layers);
+  state.emplace_back(c.dropout);
+  state.emplace_back(c.train);
+  state.emplace_back(c.bidirectional);
+  state.emplace_back(c.batch_first);
   return IValue::list(std::move(state));
 }
 

@@ -47,13 +47,8 @@ struct LinearParams {
 
 IValue optional_scalar(const std::optional<double>& v) { return v ? IValue(*v) : IValue(); }
 
-// The payload of `self`, checked: a foreign payload under our class name is an error, not UB.
-template <typename Payload>
-const Payload& payload_of(const Object& self) {
-  const auto* p = dynamic_cast<const Payload*>(self.payload.get());
-  TVK_CHECK(p != nullptr, self.type_name, ": object has no packed weights");
-  return *p;
-}
+using ops::context_payload;
+using ops::payload_of;
 
 // One dispatch: the convolution with the fused activation's bounds applied in the shader.
 // Unbatched (C, H, W) inputs are accepted as aten::conv2d accepts them, so a model's own rank
@@ -95,8 +90,7 @@ std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bi
 }
 
 const Conv2dPackedContext& conv_context(const IValue& v, const char* op) {
-  TVK_CHECK(v.isObject() && v.toObject()->type_name == kConvClass, op, ": expected a ", kConvClass);
-  return payload_of<Conv2dPackedContext>(*v.toObject());
+  return context_payload<Conv2dPackedContext>(v, kConvClass, op);
 }
 
 IValue create_conv2d_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
@@ -283,8 +277,7 @@ IValue create_conv1d_context(const Tensor& weight, const Tensor& bias, IntList s
 // input (N, C, L) or (C, L) as (N, C, 1, L) through the 2-D context, and back.
 Tensor run_conv1d_context(const Tensor& input, IValue context) {
   const char* op = "vulkan_prepack::run_conv1d_context";
-  TVK_CHECK(context.isObject() && context.toObject()->type_name == kConv1dClass, op, ": expected a ", kConv1dClass);
-  const auto& ctx = payload_of<Conv1dPackedContext>(*context.toObject());
+  const auto& ctx = context_payload<Conv1dPackedContext>(context, kConv1dClass, op);
   ops::check_defined(op, input, "X");
   TVK_CHECK(input.dim() == 2 || input.dim() == 3, op, ": expected a 2-D or 3-D input, got ", input.shape_string());
   IntList sizes = input.sizes();
@@ -317,8 +310,7 @@ void conv1d_set_state(Object& self, const IValue& state) {
 // ---- linear ----------------------------------------------------------------------------------
 
 const LinearPackedContext& linear_context(const IValue& v, const char* op) {
-  TVK_CHECK(v.isObject() && v.toObject()->type_name == kLinearClass, op, ": expected a ", kLinearClass);
-  return payload_of<LinearPackedContext>(*v.toObject());
+  return context_payload<LinearPackedContext>(v, kLinearClass, op);
 }
 
 std::shared_ptr<Object> make_linear_context(const Tensor& weight_t, const Tensor& bias) {
