@@ -85,7 +85,7 @@ bool view_conv(const Node& n, ConvView* c) {
   if (n.kind != NodeKind::Op) return false;
   const std::string name = n.op->schema.full_name();
   const auto& a = n.args;
-  if (name == "aten::conv2d" || name == "aten::conv1d") {
+  if (name == "aten::conv2d" || name == "aten::conv1d" || name == "aten::conv3d") {
     *c = ConvView{a[0], a[1], a[2], a[3], a[4], a[5], a[6], Arg::of(IValue(IntList{0, 0})), false};
     return true;
   }
