@@ -2,12 +2,14 @@
 // parser that accepts exactly what numpy.save writes (in any key order).
 #include "io/npy.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
 
 #include "core/little_endian.h"
 #include "tvk/error.h"
+#include "tvk/ops.h"
 
 namespace tvk::io {
 namespace {
@@ -137,6 +139,9 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return bytes;
 }
 
+// The array's elements from data_at on, as a C-order tensor of `shape`.
+Tensor read_data(const std::vector<uint8_t>& b, size_t data_at, uint64_t nbytes, const IntList& shape, DType dtype,
+                 const std::string& descr, size_t source_size, const std::string& name);
 }  // namespace
 
 Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
@@ -183,7 +188,9 @@ Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
             "' is not supported (tvk reads '<f4', '<f2', '<f8' as float32, '<i8', '<i4', '<i2', '|i1', '|u1' as "
             "int64, and '|b1' bool)");
   const DType dtype = source->dtype;
-  TVK_CHECK(!fortran, name, ": Fortran-order .npy arrays are not supported; save with np.ascontiguousarray");
+  // A Fortran-order array's bytes are the C-order bytes of its transpose: read that, then
+  // permute back (and make it contiguous, as every tensor from a file is).
+  if (fortran) std::reverse(shape.begin(), shape.end());
   uint64_t nbytes = source->size;
   for (int64_t d : shape) {
     TVK_CHECK(d == 0 || nbytes <= kMaxBytes / static_cast<uint64_t>(d), name, ": .npy shape ", shape_string(shape),
@@ -191,8 +198,19 @@ Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
     nbytes *= static_cast<uint64_t>(d);
   }
   const size_t data_at = header_at + header_len;
-  TVK_CHECK(b.size() - data_at == nbytes, name, ": .npy data at offset ", data_at, " has ", b.size() - data_at,
+  // Bytes past the array are ignored, as numpy's np.load does.
+  TVK_CHECK(b.size() - data_at >= nbytes, name, ": .npy data at offset ", data_at, " has ", b.size() - data_at,
             " bytes, but shape ", shape_string(shape), " of ", descr, " needs ", nbytes);
+  Tensor out = read_data(b, data_at, nbytes, shape, dtype, descr, source->size, name);
+  if (!fortran || shape.size() < 2) return out;
+  IntList reversed;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) reversed.push_back(d);
+  return permute(out, reversed).contiguous();
+}
+
+namespace {
+Tensor read_data(const std::vector<uint8_t>& b, size_t data_at, uint64_t nbytes, const IntList& shape, DType dtype,
+                 const std::string& descr, size_t source_size, const std::string& name) {
   if (dtype == DType::Bool) {
     for (size_t i = 0; i < nbytes; ++i)
       TVK_CHECK(b[data_at + i] <= 1, name, ": byte at offset ", data_at + i, " is not a bool (", int{b[data_at + i]}, ")");
@@ -200,7 +218,7 @@ Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
   Tensor out = empty(shape, dtype);
   if (nbytes == 0) return out;
   const uint8_t* src = b.data() + data_at;
-  if (source->size == element_size(dtype)) {
+  if (source_size == element_size(dtype)) {
     std::memcpy(out.raw_data(), src, nbytes);
     return out;
   }
@@ -225,6 +243,7 @@ Tensor parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
   }
   return out;
 }
+}  // namespace
 
 Tensor read_npy(const std::string& path) { return parse_npy(read_file(path), path); }
 
