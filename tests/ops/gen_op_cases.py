@@ -192,6 +192,21 @@ def generate(torch, c):
         c.add("aten::div_.Scalar", x, 3.0)
         c.add("aten::dropout_", x, 0.2, False)
         c.add("aten::feature_dropout_", x, 0.5, False)
+    # NaN and infinities through every activation and clamp, as torch gives them (NaN stays NaN).
+    special = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -1.5, 2.5, 7.0, -7.0, float("nan"), 1e30])
+    for name in unary + ["gelu", "leaky_relu", "elu", "softplus", "mish", "hardshrink"]:
+        c.add(f"aten::{name}", special.reshape(2, 5))
+    for lo, hi in [(-0.5, 1.25), (None, 0.3), (0.0, None)]:
+        c.add("aten::clamp", special, lo, hi)
+        c.add("aten::clamp_", special, lo, hi)
+    c.add("aten::hardtanh", special, -1, 1)
+    c.add("aten::hardtanh_", special, 0.0, 6.0)
+    c.add("aten::threshold", special, 0.5, 9.0)
+    c.add("aten::max_pool2d", special.reshape(1, 1, 2, 5), [2, 2], [1, 1], [0, 0], [1, 1], False)
+    c.add("aten::max_pool2d", special.reshape(1, 2, 1, 5), [1, 3], [1, 2], [0, 1], [1, 1], True)
+    c.add("aten::adaptive_max_pool2d", special.reshape(1, 1, 2, 5), [1, 2])
+    c.add("aten::maximum", special, special.flip(0))
+    c.add("aten::minimum", special, special.flip(0))
     binary_shapes = [((2, 3, 5, 7), (2, 3, 5, 7)), ((2, 3, 5, 7), (7,)), ((2, 3, 5, 7), (3, 1, 1)), ((1, 5), (4, 1)),
                      ((), (3, 3)), ((6,), ()), ((2, 1, 4), (1, 3, 1)), ((0, 2), (2,)), ((1, 13, 9, 11), (1, 13, 1, 1)),
                      ((5, 1), (5, 1))]

@@ -259,3 +259,23 @@ def test_list_slices_follow_python(tmp_path):
     torch.jit.save(scripted, path)
     x = torch.rand(2, 3, 5, 7)
     assert rel_diff(tvk.jit.load(path)(x), scripted(x)) <= 1e-6
+
+
+@needs_vulkan
+def test_nan_and_inf_pixels_give_what_torch_gives(mobilenet):
+    """One NaN or infinite pixel: where torch's logits are NaN, tvk's are too, on the CPU, on
+    Vulkan and optimized (the fused clamps of relu6 keep NaN)."""
+    scripted, path, x, _ = mobilenet
+    cpu = tvk.jit.load(path)
+    vulkan = tvk.jit.load(path, device="vulkan")
+    optimized = optimize_for_mobile(cpu, backend="vulkan")
+    for value in [float("nan"), float("inf")]:
+        bad = x.clone()
+        bad[0, 1, 100, 100] = value
+        with torch.no_grad():
+            expected = scripted(bad)
+        for name, module in [("cpu", cpu), ("vulkan", vulkan), ("optimized", optimized)]:
+            got = module(bad)
+            assert torch.equal(torch.isnan(got), torch.isnan(expected)), (name, value)
+            finite = torch.isfinite(expected)
+            assert torch.equal(torch.isfinite(got), finite), (name, value)

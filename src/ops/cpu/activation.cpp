@@ -15,15 +15,16 @@
 namespace tvk::ops::cpu {
 namespace {
 
+// NaN stays NaN, as in torch: std::max(v, lo) and std::min(v, hi) return v when it is NaN.
 float clampf(float v, float lo, float hi) { return std::min(std::max(v, lo), hi); }
 
 Tensor relu(const Tensor& self) {
   check_float("aten::relu", self);
-  return map_float(self, [](float x) { return x > 0.f ? x : 0.f; });
+  return map_float(self, [](float x) { return x < 0.f ? 0.f : x; });
 }
 Tensor relu_(const Tensor& self) {
   check_float("aten::relu_", self);
-  apply_float(self, [](float x) { return x > 0.f ? x : 0.f; });
+  apply_float(self, [](float x) { return x < 0.f ? 0.f : x; });
   return self;
 }
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -178,24 +179,24 @@ Tensor leaky_relu_(const Tensor& self, Scalar slope) {
 Tensor hardshrink(const Tensor& self, Scalar lambd) {
   check_float("aten::hardshrink", self);
   const float l = static_cast<float>(lambd);
-  return map_float(self, [l](float x) { return x > l || x < -l ? x : 0.f; });
+  return map_float(self, [l](float x) { return x >= -l && x <= l ? 0.f : x; });
 }
 Tensor hardshrink_(const Tensor& self, Scalar lambd) {
   check_float("aten::hardshrink_", self);
   const float l = static_cast<float>(lambd);
-  apply_float(self, [l](float x) { return x > l || x < -l ? x : 0.f; });
+  apply_float(self, [l](float x) { return x >= -l && x <= l ? 0.f : x; });
   return self;
 }
-// x where x > threshold, else value.
+// x where x > threshold, else value (NaN stays NaN, as in torch).
 Tensor threshold(const Tensor& self, Scalar threshold, Scalar value) {
   check_float("aten::threshold", self);
   const float t = static_cast<float>(threshold), v = static_cast<float>(value);
-  return map_float(self, [t, v](float x) { return x > t ? x : v; });
+  return map_float(self, [t, v](float x) { return x <= t ? v : x; });
 }
 Tensor threshold_(const Tensor& self, Scalar threshold, Scalar value) {
   check_float("aten::threshold_", self);
   const float t = static_cast<float>(threshold), v = static_cast<float>(value);
-  apply_float(self, [t, v](float x) { return x > t ? x : v; });
+  apply_float(self, [t, v](float x) { return x <= t ? v : x; });
   return self;
 }
 Tensor softplus(const Tensor& self, Scalar beta, Scalar threshold) {

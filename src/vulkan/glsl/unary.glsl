@@ -21,6 +21,7 @@ const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH
           HARDSHRINK = 38, THRESHOLD = 39, SCALAR_POW = 40, FLOOR_DIV_SCALAR = 41, REMAINDER_SCALAR = 42;
 
 #include "torch_math.glslh"
+#include "nan_clamp.glslh"
 
 // Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
 float erf_approx(float z) {
@@ -51,21 +52,21 @@ void main() {
   if (i >= numel) return;
   float v = x[i];
   float r;
-  if (OP == RELU) r = max(v, 0.0);
-  else if (OP == CLAMP) r = min(max(v, p0), p1);
+  if (OP == RELU) r = v < 0.0 ? 0.0 : v;  // NaN stays NaN
+  else if (OP == CLAMP) r = clamp_nan(v, p0, p1);
   else if (OP == ADD_SCALAR) r = v + p0 * p1;
   else if (OP == MUL_SCALAR) r = v * p0;
   else if (OP == SIGMOID) r = 1.0 / (1.0 + exp(-v));
-  else if (OP == TANH) r = tanh(clamp(v, -15.0, 15.0));
-  else if (OP == HARDSWISH) r = v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
-  else if (OP == HARDSIGMOID) r = clamp(v + 3.0, 0.0, 6.0) / 6.0;
+  else if (OP == TANH) r = tanh(clamp_nan(v, -15.0, 15.0));
+  else if (OP == HARDSWISH) r = v * clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
+  else if (OP == HARDSIGMOID) r = clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
   else if (OP == SILU) r = v / (1.0 + exp(-v));
   else if (OP == GELU) r = 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
   else if (OP == GELU_TANH) {
     float inner = 0.7978845608028654 * (v + 0.044715 * v * v * v);  // sqrt(2/pi)
-    r = 0.5 * v * (1.0 + tanh(clamp(inner, -15.0, 15.0)));
+    r = 0.5 * v * (1.0 + tanh(clamp_nan(inner, -15.0, 15.0)));
   }
-  else if (OP == RELU6) r = min(max(v, 0.0), 6.0);
+  else if (OP == RELU6) r = clamp_nan(v, 0.0, 6.0);
   else if (OP == NEG) r = -v;
   else if (OP == EXP) r = exp(v);
   else if (OP == SQRT) r = sqrt(v);
@@ -97,8 +98,8 @@ void main() {
   else if (OP == SOFTPLUS) r = softplus_(v, p0, p1);
   else if (OP == MISH) r = v * tanh(min(softplus_(v, 1.0, 20.0), 15.0));  // tanh(15) is 1 in float
   else if (OP == LOG_SIGMOID) r = min(v, 0.0) - log1p_(exp(-abs(v)));
-  else if (OP == HARDSHRINK) r = (v > p0 || v < -p0) ? v : 0.0;
-  else if (OP == THRESHOLD) r = v > p0 ? v : p1;
+  else if (OP == HARDSHRINK) r = (v >= -p0 && v <= p0) ? 0.0 : v;  // NaN stays NaN
+  else if (OP == THRESHOLD) r = v <= p0 ? p1 : v;
   else if (OP == FLOOR_DIV_SCALAR) r = floor_div(v, p0);
   else if (OP == REMAINDER_SCALAR) r = python_mod(v, p0);
   else r = inversesqrt(v);
