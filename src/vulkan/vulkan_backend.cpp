@@ -23,7 +23,9 @@ std::shared_ptr<MemoryPool> capture_arena() {
 // element) a word at a time.
 VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, size_t nbytes)
     : Storage(nbytes), context_(std::move(context)), arena_(capture_arena()),
-      buffer_(make_buffer(*context_, arena_, nbytes > SIZE_MAX - 3 ? nbytes : (nbytes + 3) / 4 * 4)) {}
+      // Whole words, and at least one texel of every format: an empty tensor (batch 0) still
+      // binds as a valid view, and its kernels dispatch nothing.
+      buffer_(make_buffer(*context_, arena_, nbytes > SIZE_MAX - 3 ? nbytes : std::max<size_t>(16, (nbytes + 3) / 4 * 4))) {}
 
 VulkanStorage::VulkanStorage(std::shared_ptr<const VulkanStorage> whole, size_t offset, size_t nbytes)
     : Storage(nbytes), context_(whole->context_), arena_(whole->arena_), whole_(whole),

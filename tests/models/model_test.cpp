@@ -225,6 +225,36 @@ TEST(ModelLoader, WrongInputCountIsAnError) {
   EXPECT_THROW(module.forward({}), Error);
 }
 
+// Batch 0: an empty batch in, an empty batch of the output's shape out, on every device and
+// optimized for Vulkan, as torch gives it (issue 49).
+TEST(ModelLoader, AnEmptyBatchGivesAnEmptyResultOnEveryDevice) {
+  std::vector<Device> devices{Device::CPU};
+  if (is_vulkan_available()) devices.push_back(Device::Vulkan);
+  for (const char* name : {"mobilenet_v2_script.pt", "squeezenet1_1_trace.pt", "resnet18_script.pt"}) {
+    const std::string path = torch113_dir() + "/" + name;
+    if (!fs::exists(path)) continue;
+    std::vector<jit::Module> modules;
+    for (Device device : devices) modules.push_back(jit::load(path, device));
+    if (is_vulkan_available()) {
+      MobileOptimizerOptions options;
+      options.backend = MobileBackend::Vulkan;
+      modules.push_back(optimize_for_mobile(modules.front(), options));
+    }
+    IntList shape;
+    for (jit::Module& m : modules) {
+      std::vector<IValue> in;
+      in.emplace_back(tvk::zeros({0, 3, 64, 64}));
+      const Tensor out = m.forward(std::move(in)).toTensor();
+      EXPECT_EQ(out.numel(), 0) << name;
+      ASSERT_EQ(out.dim(), 2) << name;
+      if (shape.empty()) shape = out.sizes();
+      EXPECT_EQ(out.sizes(), shape) << name << " on " << to_string(m.device());
+    }
+    EXPECT_EQ(shape[0], 0);
+    EXPECT_GT(shape[1], 0);
+  }
+}
+
 // Issue 14: view sizes whose product overflows int64 to the input's own 4 elements, then a
 // select four million floats past the buffer. Vulkan used to run it, writing out of bounds.
 TEST(ModelLoader, HostileViewSizesAreAnErrorOnEveryDevice) {
