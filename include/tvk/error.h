@@ -32,6 +32,13 @@ class OutOfMemoryError : public Error {
   using Error::Error;
 };
 
+// A run of model code went past one of its limits (tvk::Limits): time, steps, stack, or a
+// cancel; the message names the limit and the code location.
+class LimitError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Throws an error of `e`'s own type (UnsupportedError stays UnsupportedError, and so on) whose
 // message is `context` + ": " + e's message: how the interpreter adds the code location.
 [[noreturn]] inline void rethrow_with_context(const Error& e, const std::string& context) {
@@ -39,6 +46,7 @@ class OutOfMemoryError : public Error {
   if (dynamic_cast<const OutOfMemoryError*>(&e)) throw OutOfMemoryError(message);
   if (dynamic_cast<const UnsupportedError*>(&e)) throw UnsupportedError(message);
   if (dynamic_cast<const VulkanError*>(&e)) throw VulkanError(message);
+  if (dynamic_cast<const LimitError*>(&e)) throw LimitError(message);
   throw Error(message);
 }
 

@@ -102,12 +102,20 @@ IValue to_device(const IValue& v, Device device);
 bool ivalue_equal(const IValue& a, const IValue& b);
 
 struct Dict {
+  Dict() = default;
+  Dict(const Dict&) = default;
+  Dict& operator=(const Dict&) = default;
+  ~Dict();  // releases nested values without recursion
   std::vector<std::pair<IValue, IValue>> items;  // insertion order, as Python dicts
   IValue* find(const IValue& key);
   void set(IValue key, IValue value);
 };
 
 struct Object {
+  Object() = default;
+  Object(const Object&) = default;
+  Object& operator=(const Object&) = default;
+  ~Object();  // releases nested values without recursion
   std::string type_name;  // qualified, e.g. "__torch__.torchvision.models.mobilenetv2.MobileNetV2"
   std::vector<std::pair<std::string, IValue>> attributes;
   std::shared_ptr<CustomClassPayload> payload;  // set for native custom classes

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tvk/ivalue.h"
+#include "tvk/limits.h"
 #include "tvk/vulkan_info.h"
 
 namespace tvk::jit {
@@ -24,6 +25,8 @@ class Module {
   // come back on the CPU when any input was a CPU tensor (as the seed's Java API does).
   IValue forward(std::vector<IValue> inputs);
   IValue run_method(const std::string& method, std::vector<IValue> inputs);
+  // The same under other limits for this call (a call's own timeout or cancel token).
+  IValue run_method(const std::string& method, std::vector<IValue> inputs, const Limits& limits);
   bool has_method(const std::string& method) const;
   std::vector<std::string> method_names() const;
 
@@ -48,6 +51,11 @@ class Module {
   // Kernel tuning for this module's Vulkan layers (tvk/vulkan_info.h: Off, Cached, On); by
   // default TVK_TUNE's, else Cached. It applies to plans recorded after the call: set it before
   // the first run (a run that records a plan with On tunes every layer not yet tuned).
+  // The limits every run of this module's code runs under (tvk/limits.h); LoadOptions::limits
+  // at load. Setting them starts a new memory count.
+  void set_limits(const Limits& limits);
+  const Limits& limits() const;
+
   void set_tuning(Tuning tuning);
   std::optional<Tuning> tuning() const;  // unset: the environment's
 
@@ -56,6 +64,7 @@ class Module {
   const std::shared_ptr<ModuleState>& state() const { return state_; }
 
  private:
+  IValue run_method_in_run(const std::string& method, std::vector<IValue> inputs);
   std::shared_ptr<ModuleState> state_;
 };
 
@@ -68,6 +77,7 @@ Module load(const std::string& path, Device device = Device::CPU);
 struct LoadOptions {
   Device device = Device::CPU;
   std::optional<Tuning> tuning;  // Module::set_tuning's, set on the loaded module; unset: TVK_TUNE's
+  Limits limits;                 // for loading (its __setstate__ code) and every later run
 };
 Module load(const std::string& path, const LoadOptions& options);
 

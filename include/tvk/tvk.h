@@ -5,6 +5,7 @@
 #include "tvk/dtype.h"
 #include "tvk/error.h"
 #include "tvk/ivalue.h"
+#include "tvk/limits.h"
 #include "tvk/module.h"
 #include "tvk/optimize.h"
 #include "tvk/ops.h"

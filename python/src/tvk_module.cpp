@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -177,24 +179,42 @@ Tensor from_numpy(py::array array) {
 
 // ---- IValue <-> Python ---------------------------------------------------------------------
 
-IValue to_ivalue(py::handle h) {
+// Values cross between Python and tvk at most this deep (as in Java), so a hostile nesting is
+// an error, not a stack overflow in the conversion.
+constexpr int kMaxNesting = 64;
+
+void check_nesting(int depth) {
+  if (depth > kMaxNesting) throw tvk::Error(tvk::detail::concat("a value nested more than ", kMaxNesting, " deep"));
+}
+
+IValue to_ivalue(py::handle h, int depth = 0) {
+  check_nesting(depth);
   if (h.is_none()) return IValue();
   if (py::isinstance<Tensor>(h)) return IValue(h.cast<Tensor>());
   if (py::isinstance<py::bool_>(h)) return IValue(h.cast<bool>());
-  if (py::isinstance<py::int_>(h)) return IValue(h.cast<int64_t>());
+  if (py::isinstance<py::int_>(h)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow != 0)
+      throw tvk::Error("the Python int " + py::str(h).cast<std::string>().substr(0, 64) +
+                       " does not fit TorchScript's int (64 bits)");
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    return IValue(static_cast<int64_t>(v));
+  }
   if (py::isinstance<py::float_>(h)) return IValue(h.cast<double>());
   if (py::isinstance<py::str>(h)) return IValue(h.cast<std::string>());
   if (py::isinstance<py::array>(h)) return IValue(from_numpy(h.cast<py::array>()));
   if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
     tvk::List items;
-    for (py::handle e : h) items.push_back(to_ivalue(e));
+    for (py::handle e : h) items.push_back(to_ivalue(e, depth + 1));
     return py::isinstance<py::list>(h) ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
   }
   throw tvk::UnsupportedError(std::string("cannot pass a Python ") + py::str(py::type::of(h)).cast<std::string>() +
                               " to tvk (tensors, numbers, strings, None, lists and tuples can be passed)");
 }
 
-py::object from_ivalue(const IValue& v) {
+py::object from_ivalue(const IValue& v, int depth = 0) {
+  check_nesting(depth);
   switch (v.tag()) {
     case IValue::Tag::None: return py::none();
     case IValue::Tag::Tensor: return py::cast(v.toTensor());
@@ -205,18 +225,18 @@ py::object from_ivalue(const IValue& v) {
     case IValue::Tag::Device: return py::str(tvk::to_string(v.toDevice()));
     case IValue::Tag::List: {
       py::list out;
-      for (const IValue& e : v.toList()) out.append(from_ivalue(e));
+      for (const IValue& e : v.toList()) out.append(from_ivalue(e, depth + 1));
       return out;
     }
     case IValue::Tag::Tuple: {
       const tvk::List& items = v.toTuple();
       py::tuple out(items.size());
-      for (size_t i = 0; i < items.size(); ++i) out[i] = from_ivalue(items[i]);
+      for (size_t i = 0; i < items.size(); ++i) out[i] = from_ivalue(items[i], depth + 1);
       return out;
     }
     case IValue::Tag::Dict: {
       py::dict out;
-      for (const auto& [key, value] : v.toDict()->items) out[from_ivalue(key)] = from_ivalue(value);
+      for (const auto& [key, value] : v.toDict()->items) out[from_ivalue(key, depth + 1)] = from_ivalue(value, depth + 1);
       return out;
     }
     case IValue::Tag::Object: {
@@ -226,7 +246,7 @@ py::object from_ivalue(const IValue& v) {
         py::list names, values;
         for (const auto& [field, value] : obj->attributes) {
           names.append(field);
-          values.append(from_ivalue(value));
+          values.append(from_ivalue(value, depth + 1));
         }
         return py::make_tuple(py::str("__named_tuple__"), obj->type_name, names, values);
       }
@@ -244,6 +264,19 @@ std::vector<IValue> to_stack(const py::args& args) {
 
 Device device_of(const std::string& name) { return tvk::parse_device(name); }
 
+// tvk::Limits from load()'s and set_limits()'s keywords; None keeps the default.
+tvk::Limits limits_of(std::optional<double> timeout, std::optional<uint64_t> max_memory,
+                      std::optional<uint64_t> max_steps) {
+  tvk::Limits limits;
+  if (timeout) {
+    if (!(*timeout > 0)) throw tvk::Error("timeout must be a positive number of seconds");
+    limits.timeout_s = *timeout;
+  }
+  if (max_memory) limits.max_memory = *max_memory;
+  if (max_steps) limits.max_steps = *max_steps;
+  return limits;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_tvk, m) {
@@ -256,6 +289,7 @@ PYBIND11_MODULE(_tvk, m) {
   static py::exception<tvk::UnsupportedError> unsupported(m, "UnsupportedError", error.ptr());
   static py::exception<tvk::OutOfMemoryError> out_of_memory(m, "OutOfMemoryError", error.ptr());
   static py::exception<tvk::VulkanError> vulkan_error(m, "VulkanError", error.ptr());
+  static py::exception<tvk::LimitError> limit_error(m, "LimitError", error.ptr());
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -265,6 +299,8 @@ PYBIND11_MODULE(_tvk, m) {
       unsupported(e.what());
     } catch (const tvk::VulkanError& e) {
       vulkan_error(e.what());
+    } catch (const tvk::LimitError& e) {
+      limit_error(e.what());
     } catch (const tvk::Error& e) {
       error(e.what());
     }
@@ -375,15 +411,28 @@ PYBIND11_MODULE(_tvk, m) {
 
   py::class_<tvk::jit::Module>(m, "Module")
       .def("run_method",
-           [](tvk::jit::Module& self, const std::string& method, py::args args) {
+           [](tvk::jit::Module& self, const std::string& method, py::args args, py::kwargs kwargs) {
              std::vector<IValue> inputs = to_stack(args);
+             // timeout= (seconds) for this call, else the module's limits.
+             tvk::Limits limits = self.limits();
+             for (auto item : kwargs) {
+               const std::string key = item.first.cast<std::string>();
+               if (key != "timeout") throw tvk::Error("run_method() got an unexpected keyword argument '" + key + "'");
+               if (!item.second.is_none()) limits.timeout_s = item.second.cast<double>();
+             }
              IValue out;
              {
                py::gil_scoped_release release;  // inference runs without the GIL
-               out = self.run_method(method, std::move(inputs));
+               out = self.run_method(method, std::move(inputs), limits);
              }
              return from_ivalue(out);
            })
+      .def("set_limits",
+           [](tvk::jit::Module& self, std::optional<double> timeout, std::optional<uint64_t> max_memory,
+              std::optional<uint64_t> max_steps) {
+             self.set_limits(limits_of(timeout, max_memory, max_steps));
+           },
+           py::arg("timeout") = py::none(), py::arg("max_memory") = py::none(), py::arg("max_steps") = py::none())
       .def("has_method", &tvk::jit::Module::has_method)
       .def("method_names", &tvk::jit::Module::method_names)
       .def("save", &tvk::jit::Module::save, py::arg("path"))
@@ -410,12 +459,14 @@ PYBIND11_MODULE(_tvk, m) {
 
   m.def(
       "load",
-      [](const std::string& path, const std::string& device) {
-        const Device d = device_of(device);
+      [](const std::string& path, const std::string& device, std::optional<double> timeout,
+         std::optional<uint64_t> max_memory, std::optional<uint64_t> max_steps) {
+        const tvk::jit::LoadOptions options{device_of(device), std::nullopt, limits_of(timeout, max_memory, max_steps)};
         py::gil_scoped_release release;
-        return tvk::jit::load(path, d);
+        return tvk::jit::load(path, options);
       },
-      py::arg("path"), py::arg("device") = "cpu");
+      py::arg("path"), py::arg("device") = "cpu", py::arg("timeout") = py::none(), py::arg("max_memory") = py::none(),
+      py::arg("max_steps") = py::none());
 
   m.def(
       "optimize_for_mobile",

@@ -11,13 +11,15 @@ The seed's Python workflow with tvk in place of torch's missing Vulkan pieces::
 
 Tensors move with ``t.vulkan()``, ``t.cpu()`` and ``t.to("vulkan")``; ``tvk.relu(t)`` and the
 other ops of ``tvk ops`` are functions here. Errors are ``tvk.Error`` (``tvk.UnsupportedError``
-for an op or input tvk does not support, ``tvk.OutOfMemoryError``).
+for an op or input tvk does not support, ``tvk.OutOfMemoryError``, ``tvk.LimitError`` for a run of
+model code past its time, step or stack limit).
 """
 import numpy as _np
 
 from . import _tvk
 from ._tvk import (  # noqa: F401
     Error,
+    LimitError,
     OutOfMemoryError,
     Tensor,
     UnsupportedError,

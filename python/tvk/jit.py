@@ -32,9 +32,14 @@ def _is_torch_tensor(x):
     return type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__") and hasattr(x, "detach")
 
 
-def _convert_inputs(args):
+_MAX_NESTING = 64  # as the native conversions (and Java's) allow
+
+
+def _convert_inputs(args, depth=0):
     """tvk tensors pass as they are; numpy arrays and torch tensors become tvk tensors. Returns
     the converted arguments and the kind of tensor the caller gave ("tvk", "numpy" or "torch")."""
+    if depth > _MAX_NESTING:
+        raise _tvk.Error("a value nested more than %d deep" % _MAX_NESTING)
     kind = None
     out = []
     for a in args:
@@ -51,7 +56,7 @@ def _convert_inputs(args):
                 t = t.cpu()
             out.append(_tvk.from_dlpack_capsule(t.contiguous().__dlpack__()))
         elif isinstance(a, (list, tuple)):
-            inner, inner_kind = _convert_inputs(a)
+            inner, inner_kind = _convert_inputs(a, depth + 1)
             kind = kind or inner_kind
             out.append(list(inner) if isinstance(a, list) else tuple(inner))
         else:
@@ -84,15 +89,24 @@ class Module:
     def __init__(self, native):
         self._native = native
 
-    def __call__(self, *args):
-        return self.forward(*args)
+    def __call__(self, *args, timeout=None):
+        return self.forward(*args, timeout=timeout)
 
-    def forward(self, *args):
-        return self.run_method("forward", *args)
+    def forward(self, *args, timeout=None):
+        return self.run_method("forward", *args, timeout=timeout)
 
-    def run_method(self, method, *args):
+    def run_method(self, method, *args, timeout=None):
+        """Runs ``method``; ``timeout`` (seconds) limits this call, else the module's limits do.
+        A run past a limit raises ``tvk.LimitError`` (time, steps, stack) or
+        ``tvk.OutOfMemoryError`` (host memory)."""
         converted, kind = _convert_inputs(args)
-        return _convert_outputs(_to_python(self._native.run_method(method, *converted)), kind)
+        return _convert_outputs(_to_python(self._native.run_method(method, *converted, timeout=timeout)), kind)
+
+    def set_limits(self, timeout=None, max_memory=None, max_steps=None):
+        """The limits every later run of this module's code runs under: ``timeout`` seconds per
+        run, ``max_memory`` host bytes its values and CPU tensors may hold, ``max_steps``
+        statements and loop iterations per run (None: the default; docs/reliability.md)."""
+        self._native.set_limits(timeout=timeout, max_memory=max_memory, max_steps=max_steps)
 
     def __getattr__(self, name):
         if not name.startswith("_") and self._native.has_method(name):
@@ -141,13 +155,15 @@ class Module:
         return "<tvk.jit.Module %s on %s>" % (self._native.type_name, self._native.device)
 
 
-def load(f, device="cpu", tuning=None):
+def load(f, device="cpu", tuning=None, timeout=None, max_memory=None, max_steps=None):
     """Loads a ``torch.jit.save`` archive from a path, bytes or a binary file object. With
     ``device="vulkan"``, parameters move to the GPU once, here. ``tuning`` ("off", "cached",
     "on"; None: ``TVK_TUNE``'s, else "cached") is the module's kernel tuning: see
-    ``Module.set_tuning``."""
+    ``Module.set_tuning``. ``timeout``, ``max_memory`` and ``max_steps`` limit loading (a file's
+    code runs then) and every later run: see ``Module.set_limits``."""
+    limits = dict(timeout=timeout, max_memory=max_memory, max_steps=max_steps)
     if isinstance(f, (str, os.PathLike)):
-        module = Module(_tvk.load(os.fspath(f), str(device)))
+        module = Module(_tvk.load(os.fspath(f), str(device), **limits))
         if tuning is not None:
             module.set_tuning(tuning)
         return module
@@ -157,7 +173,7 @@ def load(f, device="cpu", tuning=None):
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        module = Module(_tvk.load(path, str(device)))
+        module = Module(_tvk.load(path, str(device), **limits))
         if tuning is not None:
             module.set_tuning(tuning)
         return module

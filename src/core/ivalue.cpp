@@ -2,24 +2,75 @@
 
 #include <sstream>
 
+#include "core/run_scope.h"
+
 namespace tvk {
+
+namespace {
+// Nested values are released without recursion: a list built by `l = [l]` a million times
+// would otherwise be destroyed a million frames deep. The first container released on a thread
+// drains a queue; containers released while it drains hand their elements to that queue.
+thread_local std::vector<IValue>* t_release_queue = nullptr;
+
+bool is_container(const IValue& v) { return v.isList() || v.isTuple() || v.isDict() || v.isObject(); }
+
+template <class Take>
+void release_elements(size_t count, Take take) {
+  if (t_release_queue != nullptr) {
+    for (size_t i = 0; i < count; ++i) take(i, *t_release_queue);
+    return;
+  }
+  std::vector<IValue> queue;
+  for (size_t i = 0; i < count; ++i) take(i, queue);
+  t_release_queue = &queue;
+  while (!queue.empty()) {
+    IValue v = std::move(queue.back());
+    queue.pop_back();
+  }  // v's last owner gone here: its elements join the queue
+  t_release_queue = nullptr;
+}
+
+void give(IValue& v, std::vector<IValue>& queue) {
+  if (is_container(v)) queue.push_back(std::move(v));
+}
+
+struct ListDeleter {
+  void operator()(List* list) const {
+    release_elements(list->size(), [&](size_t i, std::vector<IValue>& q) { give((*list)[i], q); });
+    delete list;
+  }
+};
+
+std::shared_ptr<List> make_list(List items) { return std::shared_ptr<List>(new List(std::move(items)), ListDeleter{}); }
+}  // namespace
+
+Dict::~Dict() {
+  release_elements(items.size(), [&](size_t i, std::vector<IValue>& q) {
+    give(items[i].first, q);
+    give(items[i].second, q);
+  });
+}
+
+Object::~Object() {
+  release_elements(attributes.size(), [&](size_t i, std::vector<IValue>& q) { give(attributes[i].second, q); });
+}
 
 IValue::IValue(const IntList& ints) {
   List items;
   items.reserve(ints.size());
   for (int64_t i : ints) items.emplace_back(i);
-  v_ = std::make_shared<List>(std::move(items));
+  v_ = make_list(std::move(items));
 }
 
 IValue IValue::list(List items) {
   IValue v;
-  v.v_ = std::make_shared<List>(std::move(items));
+  v.v_ = make_list(std::move(items));
   return v;
 }
 
 IValue IValue::tuple(List items) {
   IValue v;
-  v.v_ = TupleBox{std::make_shared<List>(std::move(items))};
+  v.v_ = TupleBox{make_list(std::move(items))};
   return v;
 }
 
@@ -113,6 +164,7 @@ bool IValue::is(const IValue& o) const {
 IValue to_device(const IValue& v, Device device) {
   if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
   if (v.isList() || v.isTuple()) {
+    RunScope::check_stack("a nested value");
     List items;
     for (const IValue& e : v.toList()) items.push_back(to_device(e, device));
     return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
@@ -142,6 +194,7 @@ bool ivalue_equal(const IValue& a, const IValue& b) {
     const List& x = a.toList();
     const List& y = b.toList();
     if (x.size() != y.size()) return false;
+    RunScope::check_stack("comparing nested values");
     for (size_t i = 0; i < x.size(); ++i)
       if (!ivalue_equal(x[i], y[i])) return false;
     return true;
@@ -165,6 +218,7 @@ std::string IValue::repr() const {
     case Tag::String: out << '\'' << std::get<std::string>(v_) << '\''; break;
     case Tag::List:
     case Tag::Tuple: {
+      RunScope::check_stack("printing a nested value");
       out << (isList() ? '[' : '(');
       const List& items = toList();
       for (size_t i = 0; i < items.size(); ++i) out << (i ? ", " : "") << items[i].repr();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/run_scope.h"
 #include "tvk/error.h"
 
 namespace tvk {
@@ -14,10 +15,18 @@ CpuStorage::CpuStorage(size_t nbytes) : Storage(nbytes) {
   const size_t alignment = nbytes >= kPageAlignedBytes ? 4096 : 64;
   size_t padded = (nbytes + alignment - 1) / alignment * alignment;
   if (padded == 0) padded = alignment;
+  if (padded < nbytes) throw OutOfMemoryError(detail::concat("a CPU tensor of ", nbytes, " bytes"));
+  // Inside model code, the allocation counts against the run's budget before it is made.
+  if (auto budget = RunScope::memory_owner()) {
+    budget->charge(padded, "a CPU tensor");
+    charged_ = std::move(budget);
+  }
   data_ = std::aligned_alloc(alignment, padded);
   capacity_ = padded;
-  if (data_ == nullptr)
+  if (data_ == nullptr) {
+    if (charged_) charged_->refund(padded);
     throw OutOfMemoryError(detail::concat("out of host memory allocating ", nbytes, " bytes"));
+  }
   std::memset(data_, 0, padded);
   deleter_ = [](void* p) { std::free(p); };
 }
@@ -27,6 +36,7 @@ CpuStorage::CpuStorage(void* borrowed, size_t nbytes, std::function<void(void*)>
 
 CpuStorage::~CpuStorage() {
   if (deleter_) deleter_(data_);
+  if (charged_) charged_->refund(capacity_);
 }
 
 namespace {

@@ -68,6 +68,8 @@ class CpuStorage final : public Storage {
   void* data_ = nullptr;
   size_t capacity_ = 0;
   std::function<void(void*)> deleter_;
+  // The run's budget this allocation was charged to (made inside model code), else null.
+  std::shared_ptr<class MemoryBudget> charged_;
 };
 
 // Work recorded once and run many times (see DeviceBackend::begin_capture).

@@ -61,4 +61,51 @@ class Values(torch.nn.Module):
 # extraFiles.
 torch.jit.save(torch.jit.script(Values()), f"{out}/values.pt",
                _extra_files={"meta.json": '{"labels": ["cat", "dog"]}', "note.txt": "caf\u00e9 \u2713"})
+
+
+# Hostile code for the limits (issue 49): loops that run as long as they are told, and methods
+# nesting 198 calls deep with expressions 200 deep in each, written into a scripted module's
+# archive as code torch could have printed.
+class Spin(torch.nn.Module):
+    def forward(self, n: int) -> int:
+        total = 0
+        i = 0
+        while i < n:
+            j = 0
+            while j < n:
+                total += 1
+                j += 1
+            i += 1
+        return total
+
+
+torch.jit.save(torch.jit.script(Spin()), f"{out}/spin.pt")
+
+
+class Deep(torch.nn.Module):
+    def forward(self) -> int:
+        return 0
+
+
+def deep_calls(depth, nesting):
+    code = "import torch\nclass Deep(Module):\n  __parameters__ = []\n  __buffers__ = []\n  training : bool\n"
+    for i in range(depth):
+        inner = "self.f%d(x)" % (i + 1) if i + 1 < depth else "x"
+        for _ in range(nesting):
+            inner = "(%s + 1)" % inner
+        code += "  def f%d(self: __torch__.Deep, x: int) -> int:\n    return %s\n" % (i, inner)
+    return code + "  def forward(self: __torch__.Deep) -> int:\n    return self.f0(0)\n"
+
+
+import io, zipfile
+buffer = io.BytesIO()
+torch.jit.save(torch.jit.script(Deep()), buffer)
+with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as src, zipfile.ZipFile(f"{out}/deep_calls.pt", "w") as dst:
+    for info in src.infolist():
+        data = src.read(info)
+        if info.filename.endswith("code/__torch__.py"):
+            data = deep_calls(198, 200).encode()
+        elif info.filename.endswith(".debug_pkl"):
+            continue
+        dst.writestr(info, data)
 print("java fixtures in", out)

@@ -222,6 +222,32 @@ TEST(Cli, BadFilesFailWithOneLineNamingTheProblem) {
   }
 }
 
+// --max-steps, --max-memory and --timeout limit every run of the model's code: past one, the
+// command exits 1 with one line naming the limit; within them, it runs as before.
+TEST(Cli, LimitsStopRunsWithOneLineNamingTheLimit) {
+  const std::string model = fixture("control_flow_script.pt");
+  const std::string input = " --input " + fixture("control_flow_input.npy");
+  struct Case {
+    std::string command, expect;
+  };
+  const std::vector<Case> cases = {
+      {"run " + model + input + " --max-steps 5", "steps (Limits::max_steps, --max-steps)"},
+      {"run " + model + input + " --max-memory 1K", "(Limits::max_memory, --max-memory)"},
+      {"check " + model + " --max-steps 5", "steps"},
+      {"optimize " + model + " -o " + ::testing::TempDir() + "limited.pt --max-steps 5", "steps"},
+      {"run " + model + input + " --timeout -2", "--timeout needs a positive number"},
+      {"run " + model + input + " --max-memory 12Q", "is not a size"},
+  };
+  for (const Case& c : cases) {
+    Result r = run_cli(c.command);
+    EXPECT_EQ(r.status, 1) << c.command;
+    EXPECT_EQ(lines(r.err), 1u) << c.command << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.command << ": " << r.err;
+  }
+  Result r = run_cli("run " + model + input + " --timeout 60 --max-memory 2G --max-steps 1000000");
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(Cli, CorruptedBytesAnywhereNeverCrash) {
   // Flip 64 bytes at many places of a real archive: each run either works or exits 1 with one
   // line, never a crash (exit status from a signal) or a hang.

@@ -5,6 +5,7 @@ torch and torchvision are the oracle."""
 import io
 import os
 import threading
+from typing import List
 
 import numpy as np
 import pytest
@@ -259,6 +260,61 @@ def test_list_slices_follow_python(tmp_path):
     torch.jit.save(scripted, path)
     x = torch.rand(2, 3, 5, 7)
     assert rel_diff(tvk.jit.load(path)(x), scripted(x)) <= 1e-6
+
+
+class _Spin(torch.nn.Module):
+    """Loops as long as it is told to: a stand-in for hostile code that never ends."""
+
+    def forward(self, n: int) -> int:
+        total = 0
+        i = 0
+        while i < n:
+            j = 0
+            while j < n:
+                total += 1
+                j += 1
+            i += 1
+        return total
+
+
+class _Echo(torch.nn.Module):
+    def forward(self, x: List[int]) -> List[int]:
+        return x
+
+
+def test_runs_of_model_code_stop_at_their_limits(tmp_path):
+    path = str(tmp_path / "spin.pt")
+    torch.jit.save(torch.jit.script(_Spin()), path)
+    module = tvk.jit.load(path, max_steps=100000)
+    assert module(10) == torch.jit.load(path)(10)  # within the limits: torch's result
+    with pytest.raises(tvk.LimitError, match="100000 steps"):
+        module(100000)
+    unlimited = tvk.jit.load(path, max_steps=2**62)
+    with pytest.raises(tvk.LimitError, match="time limit of 0.2 s"):
+        unlimited(100000, timeout=0.2)  # a call's own timeout
+    unlimited.set_limits(timeout=0.2, max_steps=2**62)
+    with pytest.raises(tvk.LimitError, match="time limit"):
+        unlimited(100000)
+    assert module(10) == 100  # the process and the module go on working
+    with pytest.raises(tvk.Error, match="not a size|positive"):
+        tvk.jit.load(path, timeout=-1)
+
+
+def test_hostile_python_values_are_errors_not_crashes(tmp_path):
+    path = str(tmp_path / "echo.pt")
+    torch.jit.save(torch.jit.script(_Echo()), path)
+    module = tvk.jit.load(path)
+    assert module([1, 2, 3]) == [1, 2, 3]
+    with pytest.raises(tvk.Error, match="does not fit"):
+        module([2**70])
+    deep = []
+    for _ in range(50000):
+        deep = [deep]
+    with pytest.raises(tvk.Error, match="nested more than"):
+        tvk.cat(deep)
+    with pytest.raises(tvk.Error, match="nested more than"):
+        module(deep)
+    assert module([4]) == [4]
 
 
 @needs_vulkan

@@ -162,9 +162,9 @@ TEST(ZipReader, TruncatedLocalHeaderNamesEntryAndOffset) {
   const size_t cd = central_entry(b, "conv/version");
   const uint32_t header = load_le<uint32_t>(b.data() + cd + 42);
   put_u16(b, header + 28, 0xFFFF);  // extra field longer than the file
-  ZipReader zip = ZipReader::from_bytes(b, "conv.pt");
-  const std::string msg = error_of([&] { zip.read("version"); });
-  EXPECT_NE(msg.find("conv.pt: record 'version' at offset " + std::to_string(header) + ": truncated local header"),
+  // Found when the archive is opened, as every record's extent is checked against the others.
+  const std::string msg = error_of([&] { ZipReader::from_bytes(b, "conv.pt"); });
+  EXPECT_NE(msg.find("conv.pt: record 'conv/version' at offset " + std::to_string(header) + ": truncated local header"),
             std::string::npos)
       << msg;
 }

@@ -10,6 +10,7 @@
 
 #include "tvk/device.h"
 #include "tvk/error.h"
+#include "tvk/limits.h"
 #include "tvk/vulkan_info.h"
 
 namespace tvk::cli {
@@ -33,6 +34,14 @@ struct Args {
       }
       for (const char* f : value_flags) {
         if (a == f) {
+          if (i + 1 >= argc) throw tvk::Error(a + " needs a value");
+          flags.emplace(a, argv[++i]);
+          known = true;
+        }
+      }
+      // Every command that runs model code takes its limits.
+      for (const char* f : {"--timeout", "--max-memory", "--max-steps"}) {
+        if (a == f && !known) {
           if (i + 1 >= argc) throw tvk::Error(a + " needs a value");
           flags.emplace(a, argv[++i]);
           known = true;
@@ -67,6 +76,23 @@ struct Args {
     }
     if (n < min) throw tvk::Error(flag + " must be at least " + std::to_string(min) + ", got " + v);
     return n;
+  }
+  // --timeout SECONDS, --max-memory SIZE (K/M/G suffixes), --max-steps N: tvk::Limits.
+  tvk::Limits limits() const {
+    tvk::Limits l;
+    if (flags.count("--timeout")) {
+      const std::string v = get("--timeout", "");
+      try {
+        size_t used = 0;
+        l.timeout_s = std::stod(v, &used);
+        if (used != v.size() || !(l.timeout_s > 0)) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw tvk::Error("--timeout needs a positive number of seconds, got '" + v + "'");
+      }
+    }
+    if (flags.count("--max-memory")) l.max_memory = tvk::parse_size(get("--max-memory", ""));
+    if (flags.count("--max-steps")) l.max_steps = tvk::parse_size(get("--max-steps", ""));
+    return l;
   }
   const std::string& model() const {
     if (positional.size() != 1) throw tvk::Error("expected exactly one MODEL path");

@@ -85,7 +85,7 @@ int cmd_classify(int argc, char** argv) {
   std::vector<std::string> labels;
   if (args.flags.count("--labels")) labels = read_labels(args.get("--labels", ""));
 
-  jit::Module module = jit::load(model_path, device);
+  jit::Module module = jit::load(model_path, jit::LoadOptions{device, std::nullopt, args.limits()});
   const bool progress = !json && isatty(fileno(stderr)) && args.positional.size() > 20;
   std::string json_images;
   for (size_t n = 0; n < args.positional.size(); ++n) {

@@ -113,7 +113,7 @@ int cmd_run(int argc, char** argv) {
   apply_cpu_fallback(args);
   const tvk::Device device = tvk::parse_device(args.get("--device", "cpu"));
   apply_precision(args, device);
-  tvk::jit::Module module = tvk::jit::load(args.model(), device);
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{device, std::nullopt, args.limits()});
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
   pass_as_list_if_asked(args, inputs);
@@ -188,7 +188,7 @@ int cmd_check(int argc, char** argv) {
   std::optional<tvk::jit::Module> loaded;
   {
     const tvk::jit::ZipReader zip = tvk::jit::ZipReader::open(args.model());
-    loaded.emplace(tvk::jit::import_archive(zip, args.model(), tvk::Device::CPU));
+    loaded.emplace(tvk::jit::import_archive(zip, args.model(), tvk::Device::CPU, args.limits()));
     print_archive_summary(zip, *loaded->state());
   }
   tvk::jit::Module& module = *loaded;
@@ -282,7 +282,7 @@ int cmd_optimize(int argc, char** argv) {
   };
   options.progress = show;
   show("loading " + args.model());
-  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::CPU);
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{tvk::Device::CPU, std::nullopt, args.limits()});
   tvk::OptimizationReport report;
   tvk::jit::Module optimized = tvk::optimize_for_mobile(module, options, &report);
   show("writing " + out);
@@ -334,7 +334,7 @@ int cmd_tune(int argc, char** argv) {
   apply_cpu_fallback(args);
   const std::string precision = apply_precision(args, tvk::Device::Vulkan);
   const auto t0 = std::chrono::steady_clock::now();
-  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::Device::Vulkan);
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{tvk::Device::Vulkan, std::nullopt, args.limits()});
   module.set_tuning(tvk::Tuning::On);
   std::vector<tvk::IValue> inputs = timing_inputs(args);
   std::map<std::string, std::string> known;
@@ -388,7 +388,7 @@ int cmd_bench(int argc, char** argv) {
   const int memory_every = args.get_int("--memory-every", 0, 0);
 
   const auto t0 = std::chrono::steady_clock::now();
-  tvk::jit::Module module = tvk::jit::load(args.model(), device);
+  tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{device, std::nullopt, args.limits()});
   const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (const std::optional<tvk::Tuning> tuning = tuning_asked(args)) module.set_tuning(*tuning);
   std::vector<tvk::IValue> inputs = timing_inputs(args);
@@ -600,7 +600,9 @@ void usage() {
                "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"
                "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan\n"
                "--cpu-fallback: ops without a Vulkan kernel run on the CPU (also TVK_CPU_FALLBACK=1); off, they fail\n"
-               "--input-list: the inputs go to the model as one List[Tensor] (detection models take a list of images)\n");
+               "--input-list: the inputs go to the model as one List[Tensor] (detection models take a list of images)\n"
+               "--timeout SECONDS, --max-memory SIZE (512M, 4G), --max-steps N: limits on each run of the model's\n"
+               "  code (loading, each call, optimizing); past one, the command fails naming it (docs/reliability.md)\n");
 }
 
 }  // namespace

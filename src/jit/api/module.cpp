@@ -1,6 +1,7 @@
 // tvk::jit::Module: the public face of an imported model.
 #include "tvk/module.h"
 
+#include "core/run_scope.h"
 #include "core/storage.h"
 #include "jit/ir/freeze.h"
 #include "jit/runtime/bytecode.h"
@@ -39,16 +40,20 @@ void collect(const std::shared_ptr<Object>& obj, const CompilationUnit& unit, co
 
 Module::Module(std::shared_ptr<ModuleState> state) : state_(std::move(state)) {}
 
-Module load(const std::string& path, Device device) {
-  if (device == Device::Vulkan) require_device_backend(Device::Vulkan);
-  return Module(import_archive(path, device));
-}
+Module load(const std::string& path, Device device) { return load(path, LoadOptions{device, std::nullopt, {}}); }
 
 Module load(const std::string& path, const LoadOptions& options) {
-  Module m = load(path, options.device);
+  if (options.device == Device::Vulkan) require_device_backend(Device::Vulkan);
+  Module m(import_archive(path, options.device, options.limits));
   if (options.tuning) m.set_tuning(*options.tuning);
   return m;
 }
+
+void Module::set_limits(const Limits& limits) {
+  state_->limits = limits;
+  state_->memory = make_memory_budget(limits);
+}
+const Limits& Module::limits() const { return state_->limits; }
 
 IValue Module::forward(std::vector<IValue> inputs) { return run_method("forward", std::move(inputs)); }
 
@@ -107,6 +112,10 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
           remove_mutation(*graph);  // an in-place add_ after a convolution fuses below as add
           eliminate_dead_code(*graph);  // frees the folded weights the packed ones replace
         }
+      } catch (const LimitError&) {
+        throw;
+      } catch (const OutOfMemoryError&) {
+        throw;
       } catch (const Error&) {
         graph = freeze_method(view, method);
       }
@@ -114,6 +123,10 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
     fuse_add_into_packed_conv(*graph);
     fuse_cat_of_packed_convs(*graph);
     return state.graphs[method] = std::make_shared<GraphExecutor>(std::shared_ptr<const Graph>(std::move(graph)));
+  } catch (const LimitError&) {
+    throw;  // this run's limit, not the method's: a later call may freeze it
+  } catch (const OutOfMemoryError&) {
+    throw;
   } catch (const Error& e) {
     state.graph_failures[method] = e.what();
     return nullptr;
@@ -122,7 +135,21 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
 }  // namespace
 
 IValue Module::run_method(const std::string& method, std::vector<IValue> inputs) {
+  return run_method(method, std::move(inputs), state_->limits);
+}
+
+IValue Module::run_method(const std::string& method, std::vector<IValue> inputs, const Limits& limits) {
   if (!has_method(method)) throw Error(detail::concat(type_name(), " has no method '", method, "'"));
+  // Model code runs under limits, on a stack of known size. The module's memory count is
+  // shared by its calls (memory a call returns stays counted until it is freed).
+  return with_run_stack([&] {
+    RunScope run(limits, limits.max_memory == state_->limits.max_memory ? state_->memory : nullptr,
+                 detail::concat(type_name(), ".", method));
+    return run_method_in_run(method, std::move(inputs));
+  });
+}
+
+IValue Module::run_method_in_run(const std::string& method, std::vector<IValue> inputs) {
   std::shared_ptr<void> tuning_scope;
   if (state_->tuning)
     if (DeviceBackend* backend = device_backend(Device::Vulkan)) tuning_scope = backend->tuning_scope(*state_->tuning);
@@ -195,11 +222,12 @@ void Module::save(const std::string& path) const {
   export_module(*state_, path);
 }
 
-const std::map<std::string, std::string>& Module::extra_files() const { return state_->extra_files; }
+const std::map<std::string, std::string>& Module::extra_files() const { return state_->extras(); }
 
 void Module::set_extra_file(const std::string& name, std::string contents) {
   TVK_CHECK(!name.empty() && name.find("..") == std::string::npos && name.front() != '/', "extra file name '", name,
             "' must be a relative name");
+  state_->extras();
   state_->extra_files[name] = std::move(contents);
 }
 

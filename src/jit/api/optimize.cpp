@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/run_scope.h"
 #include "core/storage.h"
 #include "jit/ir/freeze.h"
 #include "jit/passes/passes.h"
@@ -24,6 +25,7 @@ const char* kTypeNames[] = {"CONV_BN_FUSION",           "INSERT_FOLD_PREPACK_OPS
 // A deep copy of the object graph (objects, lists, dicts); tensors are shared, since no pass
 // writes into a tensor it did not make.
 IValue clone_values(const IValue& v, std::map<const void*, IValue>& copies) {
+  RunScope::check_stack("copying a nested value");
   if (v.isObject() && !v.toObject()->payload) {
     auto it = copies.find(v.toObject().get());
     if (it != copies.end()) return it->second;
@@ -98,8 +100,25 @@ std::string OptimizationReport::summary() const {
   return out.str();
 }
 
+namespace {
+jit::Module optimize_in_run(const jit::Module& module, const MobileOptimizerOptions& options,
+                            OptimizationReport* report);
+}  // namespace
+
+// Freezing runs the model's code: under the module's limits, on a stack of known size.
 jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizerOptions& options,
                                 OptimizationReport* report) {
+  return with_run_stack([&] {
+    RunScope run(module.limits(), nullptr, "optimizing " + module.type_name());
+    jit::Module result = optimize_in_run(module, options, report);
+    result.set_limits(module.limits());
+    return result;
+  });
+}
+
+namespace {
+jit::Module optimize_in_run(const jit::Module& module, const MobileOptimizerOptions& options,
+                            OptimizationReport* report) {
   const bool vulkan = options.backend == MobileBackend::Vulkan;
   if (vulkan) require_device_backend(Device::Vulkan);
   auto blocked = [&](MobileOptimizerType t) { return options.optimization_blocklist.count(t) > 0; };
@@ -121,7 +140,7 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
 
   auto result = std::make_shared<jit::ModuleState>();
   result->path = original.path;
-  result->extra_files = original.extra_files;
+  result->extra_files = original.extras();
   result->unit = original.unit;
   result->interpreter = std::make_unique<jit::Interpreter>(*result->unit, Device::CPU);
   result->root = std::make_shared<Object>();
@@ -188,5 +207,6 @@ jit::Module optimize_for_mobile(const jit::Module& module, const MobileOptimizer
   if (report) *report = stats;
   return jit::Module(result);
 }
+}  // namespace
 
 }  // namespace tvk

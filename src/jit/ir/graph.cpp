@@ -44,6 +44,11 @@ std::string Node::describe() const {
 Graph::Graph() : top_(std::make_unique<NodeBlock>()) {}
 
 Value* Graph::new_value(ValueType type, std::string name) {
+  // Freezing unrolls loops of known length: a bound on the graph, so that code looping a
+  // million times cannot make one of gigabytes. Real models' graphs have thousands of values.
+  if (values_.size() >= kMaxValues)
+    throw LimitError(detail::concat("the graph grew past ", kMaxValues,
+                                    " values (a loop of fixed length unrolled too far); run the model unoptimized"));
   auto v = std::make_unique<Value>();
   v->id = static_cast<int>(values_.size());
   v->type = type;

@@ -75,6 +75,7 @@ struct NodeBlock {
 
 class Graph {
  public:
+  static constexpr size_t kMaxValues = 1 << 20;
   Graph();
   Value* add_input(std::string name, ValueType type);
   Value* new_value(ValueType type, std::string name = "");

@@ -1,12 +1,17 @@
 #include "jit/runtime/builtins.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <sstream>
 #include <unordered_map>
 
+#include "core/int_math.h"
+#include "core/run_scope.h"
 #include "jit/runtime/interpreter.h"
 #include "ops/shape_utils.h"
 
@@ -56,11 +61,23 @@ bool any_double(const Stack& args) {
   return false;
 }
 
-int64_t floordiv(int64_t a, int64_t b) {
-  if (b == 0) throw Error("integer division or modulo by zero");
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
+// int("...") and float("..."): the whole text, as Python reads it; anything else is an error.
+int64_t parse_int(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  while (end && std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (text.empty() || end == nullptr || *end != '\0' || errno == ERANGE)
+    throw Error("int(): invalid literal or out of range: '" + text.substr(0, 64) + "'");
+  return v;
+}
+double parse_float(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  while (end && std::isspace(static_cast<unsigned char>(*end))) ++end;
+  if (text.empty() || end == nullptr || *end != '\0')
+    throw Error("float(): could not convert '" + text.substr(0, 64) + "' to a float");
+  return v;
 }
 
 std::string format_double(double d) {
@@ -78,10 +95,12 @@ Builtin arith(char op) {
   return [op](Stack& a, IValue* out) {
     if (!numbers(a, 2)) {
       if (op == '+' && a.size() == 2 && a[0].isString() && a[1].isString()) {
+        RunScope::charge_value(a[0].toStringRef().size() + a[1].toStringRef().size(), "a string");
         *out = IValue(a[0].toStringRef() + a[1].toStringRef());
         return true;
       }
       if (op == '+' && a.size() == 2 && a[0].isList() && a[1].isList()) {
+        RunScope::charge_value((a[0].toList().size() + a[1].toList().size()) * sizeof(IValue), "a list");
         List joined = a[0].toList();
         joined.insert(joined.end(), a[1].toList().begin(), a[1].toList().end());
         *out = IValue::list(std::move(joined));
@@ -91,8 +110,9 @@ Builtin arith(char op) {
       if (op == '*' && a.size() == 2 && (a[0].isList() || a[1].isList()) && (a[0].isInt() || a[1].isInt())) {
         const List& items = a[0].isList() ? a[0].toList() : a[1].toList();
         const int64_t times = std::max<int64_t>(0, a[0].isInt() ? a[0].toInt() : a[1].toInt());
-        if (!items.empty() && times > static_cast<int64_t>((size_t{1} << 26) / items.size()))
-          throw Error(detail::concat("list repeated ", times, " times is too long"));
+        if (!items.empty() && static_cast<uint64_t>(times) > UINT64_MAX / sizeof(IValue) / items.size())
+          throw OutOfMemoryError(detail::concat("list repeated ", times, " times is too long"));
+        RunScope::charge_value(static_cast<uint64_t>(times) * items.size() * sizeof(IValue), "a repeated list");
         List repeated;
         for (int64_t i = 0; i < times; ++i) repeated.insert(repeated.end(), items.begin(), items.end());
         *out = IValue::list(std::move(repeated));
@@ -119,16 +139,17 @@ Builtin arith(char op) {
       *out = IValue(r);
       return true;
     }
+    // int64 wraps, as TorchScript's integers do.
     const int64_t x = a[0].toInt(), y = a[1].toInt();
     switch (op) {
-      case '+': *out = IValue(x + y); break;
-      case '-': *out = IValue(x - y); break;
-      case '*': *out = IValue(x * y); break;
-      case 'f': *out = IValue(floordiv(x, y)); break;
-      case '%': *out = IValue(x - floordiv(x, y) * y); break;
+      case '+': *out = IValue(wrapping_add(x, y)); break;
+      case '-': *out = IValue(wrapping_sub(x, y)); break;
+      case '*': *out = IValue(wrapping_mul(x, y)); break;
+      case 'f': *out = IValue(floor_div_int(x, y, "//")); break;
+      case '%': *out = IValue(python_mod_int(x, y, "%")); break;
       case '^':
         if (y < 0) *out = IValue(std::pow(static_cast<double>(x), static_cast<double>(y)));
-        else *out = IValue(static_cast<int64_t>(std::llround(std::pow(static_cast<double>(x), static_cast<double>(y)))));
+        else *out = IValue(wrapping_pow(x, y));
         break;
     }
     return true;
@@ -196,7 +217,7 @@ const std::unordered_map<std::string, Builtin>& table() {
     for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) t[op] = compare(op);
     t["neg"] = [](Stack& a, IValue* out) {
       if (!numbers(a, 1)) return false;
-      *out = a[0].isDouble() ? IValue(-a[0].toDouble()) : IValue(-a[0].toInt());
+      *out = a[0].isDouble() ? IValue(-a[0].toDouble()) : IValue(wrapping_negate(a[0].toInt()));
       return true;
     };
     t["__not__"] = [](Stack& a, IValue* out) {
@@ -247,10 +268,10 @@ const std::unordered_map<std::string, Builtin>& table() {
     };
     t["int"] = [](Stack& a, IValue* out) {
       if (a.size() != 1) return false;
-      if (a[0].isDouble()) *out = IValue(static_cast<int64_t>(a[0].toDouble()));
+      if (a[0].isDouble()) *out = IValue(float_to_int(a[0].toDouble(), "int()"));
       else if (a[0].isNumber()) *out = IValue(a[0].toInt());
-      else if (a[0].isTensor()) *out = IValue(static_cast<int64_t>(a[0].toTensor().item()));
-      else if (a[0].isString()) *out = IValue(static_cast<int64_t>(std::stoll(a[0].toStringRef())));
+      else if (a[0].isTensor()) *out = IValue(float_to_int(a[0].toTensor().item(), "int()"));
+      else if (a[0].isString()) *out = IValue(parse_int(a[0].toStringRef()));
       else return false;
       return true;
     };
@@ -258,7 +279,7 @@ const std::unordered_map<std::string, Builtin>& table() {
       if (a.size() != 1) return false;
       if (a[0].isNumber()) *out = IValue(a[0].toDouble());
       else if (a[0].isTensor()) *out = IValue(a[0].toTensor().item());
-      else if (a[0].isString()) *out = IValue(std::stod(a[0].toStringRef()));
+      else if (a[0].isString()) *out = IValue(parse_float(a[0].toStringRef()));
       else return false;
       return true;
     };
@@ -269,7 +290,7 @@ const std::unordered_map<std::string, Builtin>& table() {
     };
     t["abs"] = [](Stack& a, IValue* out) {
       if (!numbers(a, 1)) return false;
-      *out = a[0].isDouble() ? IValue(std::fabs(a[0].toDouble())) : IValue(static_cast<int64_t>(std::llabs(a[0].toInt())));
+      *out = a[0].isDouble() ? IValue(std::fabs(a[0].toDouble())) : IValue(a[0].toInt() < 0 ? wrapping_negate(a[0].toInt()) : a[0].toInt());
       return true;
     };
     auto minmax = [](bool is_min) {
@@ -290,12 +311,12 @@ const std::unordered_map<std::string, Builtin>& table() {
     t["max"] = minmax(false);
     t["floor"] = [](Stack& a, IValue* out) {
       if (!numbers(a, 1)) return false;
-      *out = IValue(static_cast<int64_t>(std::floor(a[0].toDouble())));
+      *out = IValue(a[0].isDouble() ? float_to_int(std::floor(a[0].toDouble()), "math.floor()") : a[0].toInt());
       return true;
     };
     t["ceil"] = [](Stack& a, IValue* out) {
       if (!numbers(a, 1)) return false;
-      *out = IValue(static_cast<int64_t>(std::ceil(a[0].toDouble())));
+      *out = IValue(a[0].isDouble() ? float_to_int(std::ceil(a[0].toDouble()), "math.ceil()") : a[0].toInt());
       return true;
     };
     t["sqrt"] = [](Stack& a, IValue* out) {
@@ -520,6 +541,7 @@ std::string python_str(const IValue& v) {
   if (v.isString()) return v.toStringRef();
   if (v.isDouble()) return format_double(v.toDouble());
   if (v.isList() || v.isTuple()) {
+    RunScope::check_stack("str() of a nested value");
     std::string s = v.isList() ? "[" : "(";
     const List& items = v.toList();
     for (size_t i = 0; i < items.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/run_scope.h"
 #include "jit/runtime/builtins.h"
 #include "jit/runtime/interpreter.h"
 #include "jit/runtime/op_call.h"
@@ -226,6 +227,7 @@ class Machine {
     for (;;) {
       const BytecodeInstruction& in = fn_.instructions[pc];
       try {
+        if (RunScope* run = RunScope::current(); run != nullptr && !run->step()) throw LimitError(run->why());
         if (step(in, pc)) return pop();
       } catch (const ScriptException&) {
         throw;  // the model's own raise, as it wrote it
@@ -359,15 +361,10 @@ class Machine {
       case BytecodeOp::JF: {
         const IValue c = pop();
         TVK_CHECK(c.isBool(), "JF needs a bool, got ", c.tag_name());
-        if (!c.toBool() && in.x <= 0 && ++backward_jumps_ > Interpreter::kMaxLoopIterations)
-          throw Error(detail::concat("loops ran more than ", Interpreter::kMaxLoopIterations, " iterations"));
         pc = static_cast<size_t>(static_cast<int64_t>(pc) + (c.toBool() ? 1 : in.x));
         return false;
       }
       case BytecodeOp::JMP:
-        // Loops jump back: a bound, so hostile bytecode cannot hang the process.
-        if (in.x <= 0 && ++backward_jumps_ > Interpreter::kMaxLoopIterations)
-          throw Error(detail::concat("loops ran more than ", Interpreter::kMaxLoopIterations, " iterations"));
         pc = static_cast<size_t>(static_cast<int64_t>(pc) + in.x);
         return false;
       case BytecodeOp::LOOP: {
@@ -496,7 +493,6 @@ class Machine {
   std::vector<IValue> registers_;
   int depth_;
   std::map<std::string, int64_t>* op_counts_;
-  int64_t backward_jumps_ = 0;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/run_scope.h"
 #include "core/storage.h"
 #include "jit/runtime/builtins.h"
 #include "jit/runtime/interpreter.h"
@@ -254,8 +255,10 @@ GraphExecutor::~GraphExecutor() = default;
 void GraphExecutor::run_block(const NodeBlock& block, std::vector<IValue>& env, bool top_level,
                               RunState* capture) const {
   size_t position = 0;
+  RunScope* run = RunScope::current();
   for (const auto& node_ptr : block.nodes) {
     const Node& node = *node_ptr;
+    if (run != nullptr && !run->step()) throw LimitError(node.source + ": " + run->why());
     if (capture && top_level && capture->plan) plan_node(node, position, env, *capture);
     else run_node(node, arguments_of(node, env), env, capture, true);
     if (top_level)
@@ -351,9 +354,6 @@ void GraphExecutor::run_node(const Node& node, Stack args, std::vector<IValue>& 
     }
     case NodeKind::Loop: {
       const int64_t trip = args[0].toInt();
-      if (trip > Interpreter::kMaxLoopIterations)
-        throw Error(detail::concat(node.source, ": a loop of ", trip, " iterations (more than ",
-                                   Interpreter::kMaxLoopIterations, ")"));
       const NodeBlock& body = *node.blocks[0];
       std::vector<IValue> carried(args.begin() + 1, args.end());
       for (int64_t i = 0; i < trip; ++i) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "core/int_math.h"
+#include "core/run_scope.h"
 #include "jit/runtime/builtins.h"
 
 namespace tvk::jit {
@@ -30,11 +32,21 @@ bool is_python_builtin(const std::string& name) {
   return false;
 }
 
+// The number of values range(lo, hi, step) yields (step != 0), without overflow.
+uint64_t range_length(int64_t lo, int64_t hi, int64_t step) {
+  if (step > 0 ? lo >= hi : lo <= hi) return 0;
+  const uint64_t span = step > 0 ? static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)
+                                 : static_cast<uint64_t>(lo) - static_cast<uint64_t>(hi);
+  const uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : uint64_t{0} - static_cast<uint64_t>(step);
+  return (span - 1) / stride + 1;
+}
+
 [[noreturn]] void fail_at(const SourceLocation& loc, const std::string& what) {
   throw Error(to_string(loc) + ": " + what);
 }
 
 bool contains_tensor(const Stack& args) {
+  RunScope::check_stack("a nested value");
   for (const IValue& a : args) {
     if (a.isTensor()) return true;
     if ((a.isList() || a.isTuple()) && contains_tensor(a.toList())) return true;
@@ -89,7 +101,12 @@ thread_local int t_call_depth = 0;
 IValue Interpreter::call_function(const FunctionDef& fn, const std::string& qualified_name, Stack args,
                                   const Kwargs& kwargs) {
   if (t_call_depth >= kMaxCallDepth)
-    throw Error(detail::concat("call depth exceeds ", kMaxCallDepth, " in ", qualified_name, " (recursive model code?)"));
+    throw LimitError(detail::concat("call depth exceeds ", kMaxCallDepth, " in ", qualified_name, " (recursive model code?)"));
+  // Model code runs under a run's limits; a call from outside any run (an internal use of the
+  // interpreter) gets the default ones.
+  std::optional<RunScope> default_run;
+  if (RunScope::current() == nullptr) default_run.emplace(Limits{}, nullptr, qualified_name);
+  RunScope::check_stack(qualified_name.c_str());
   Frame frame;
   frame.function = qualified_name;
   const auto& params = fn.params;
@@ -397,11 +414,12 @@ IValue Interpreter::call_path(const std::string& path, Stack args, const Kwargs&
     const int64_t hi = args.size() > 1 ? args[1].toInt() : args[0].toInt();
     const int64_t step = args.size() > 2 ? args[2].toInt() : 1;
     if (step == 0) fail_at(loc, "range() arg 3 must not be zero");
+    const uint64_t n = range_length(lo, hi, step);
+    if (n > UINT64_MAX / sizeof(IValue)) fail_at(loc, "range() too long");
+    RunScope::charge_value(n * sizeof(IValue), "range()");
     List items;
-    for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step) {
-      if (items.size() > (size_t{1} << 26)) fail_at(loc, "range() too long");
-      items.emplace_back(i);
-    }
+    items.reserve(n);
+    for (uint64_t k = 0; k < n; ++k) items.emplace_back(wrapping_add(lo, wrapping_mul(static_cast<int64_t>(k), step)));
     return IValue::list(std::move(items));
   }
   if (path == "getattr" || path == "hasattr") {
@@ -494,7 +512,13 @@ Interpreter::Flow Interpreter::exec_block(const Block& block, Frame& frame, IVal
   return Flow::Normal;
 }
 
+void Interpreter::step(const SourceLocation& loc) {
+  if (RunScope* run = RunScope::current(); run != nullptr && !run->step())
+    throw LimitError(to_string(loc) + ": " + run->why());
+}
+
 Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& result) {
+  step(stmt.loc);
   switch (stmt.kind) {
     case StmtKind::Expr:
       eval(*stmt.as<ExprStmt>().value, frame);
@@ -542,7 +566,15 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& resu
             return plain ? i : recorder_->emit_builtin("__derive_index", {i, lo, step}, where);
           }, frame, result);
         }
-        return exec_static_for(s, call_path("range", std::move(bounds), {}, s.loc), frame, result);
+        if (bounds.empty() || bounds.size() > 3) fail_at(s.loc, "range() takes 1 to 3 arguments");
+        return exec_range_for(s, bounds, frame, result);
+      }
+      if (!recorder_ && s.iter->is<CallExpr>() && s.iter->as<CallExpr>().func->is<NameExpr>() &&
+          s.iter->as<CallExpr>().func->as<NameExpr>().id == "range" && s.iter->as<CallExpr>().keywords.empty() &&
+          !s.iter->as<CallExpr>().args.empty() && s.iter->as<CallExpr>().args.size() <= 3) {
+        Stack bounds;
+        for (const ExprPtr& a : s.iter->as<CallExpr>().args) bounds.push_back(eval(*a, frame));
+        return exec_range_for(s, bounds, frame, result);
       }
       IValue iter = eval(*s.iter, frame);
       if (recorder_ && GraphRecorder::value_of(iter)) {
@@ -560,11 +592,8 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& resu
     }
     case StmtKind::While: {
       const auto& s = stmt.as<WhileStmt>();
-      // A bound, so hostile code cannot hang the process; real models loop a handful of times.
-      int64_t iterations = 0;
-      while (condition(eval(*s.test, frame), s.loc)) {
-        if (++iterations > kMaxLoopIterations)
-          fail_at(s.loc, detail::concat("while loop ran more than ", kMaxLoopIterations, " iterations"));
+      // Each test is a step: the run's step budget bounds every loop, nested or not.
+      while (step(s.loc), condition(eval(*s.test, frame), s.loc)) {
         Flow flow = exec_block(s.body, frame, result);
         if (flow == Flow::Break) break;
         if (flow == Flow::Return) return flow;
@@ -618,6 +647,22 @@ Interpreter::Flow Interpreter::exec(const Stmt& stmt, Frame& frame, IValue& resu
     default:
       fail_at(stmt.loc, "this statement is not supported inside a function");
   }
+}
+
+// for i in range(...) with known bounds: counted, never made into a list.
+Interpreter::Flow Interpreter::exec_range_for(const ForStmt& s, const Stack& bounds, Frame& frame, IValue& result) {
+  const int64_t lo = bounds.size() > 1 ? bounds[0].toInt() : 0;
+  const int64_t hi = bounds.size() > 1 ? bounds[1].toInt() : bounds[0].toInt();
+  const int64_t stride = bounds.size() > 2 ? bounds[2].toInt() : 1;
+  if (stride == 0) fail_at(s.loc, "range() arg 3 must not be zero");
+  const uint64_t n = range_length(lo, hi, stride);
+  for (uint64_t k = 0; k < n; ++k) {
+    assign(*s.target, IValue(wrapping_add(lo, wrapping_mul(static_cast<int64_t>(k), stride))), frame);
+    Flow flow = exec_block(s.body, frame, result);
+    if (flow == Flow::Break) break;
+    if (flow == Flow::Return || flow == Flow::Raised) return flow;
+  }
+  return Flow::Normal;
 }
 
 Interpreter::Flow Interpreter::exec_static_for(const ForStmt& s, const IValue& iter, Frame& frame, IValue& result) {
@@ -684,6 +729,7 @@ void Interpreter::assign(const Expr& target, IValue value, Frame& frame) {
 // ---- expressions -------------------------------------------------------------------------------
 
 IValue Interpreter::eval(const Expr& expr, Frame& frame) {
+  RunScope::check_stack("an expression");
   switch (expr.kind) {
     case ExprKind::Name:
       return eval_name(expr.as<NameExpr>(), frame);

@@ -53,7 +53,6 @@ class Interpreter {
   // Bounds the interpreter's native recursion (model calls nesting), so hostile code cannot
   // overflow the stack.
   static constexpr int kMaxCallDepth = 200;
-  static constexpr int64_t kMaxLoopIterations = 1'000'000;
 
  private:
   struct Frame {
@@ -65,6 +64,8 @@ class Interpreter {
 
   Flow exec_block(const Block& block, Frame& frame, IValue& result);
   Flow exec(const Stmt& stmt, Frame& frame, IValue& result);
+  // Counts a step of the current run; throws tvk::LimitError at `loc` when a limit is reached.
+  static void step(const SourceLocation& loc);
   void assign(const Expr& target, IValue value, Frame& frame);
   IValue eval(const Expr& expr, Frame& frame);
   IValue eval_name(const NameExpr& name, Frame& frame);
@@ -82,6 +83,7 @@ class Interpreter {
   bool builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result, const SourceLocation& loc);
   bool condition(const IValue& value, const SourceLocation& loc);
   Flow exec_dynamic_if(const IfStmt& s, const IValue& cond, Frame& frame, IValue& result);
+  Flow exec_range_for(const ForStmt& s, const Stack& bounds, Frame& frame, IValue& result);
   Flow exec_static_for(const ForStmt& s, const IValue& iter, Frame& frame, IValue& result);
   // Freezing a for loop whose length depends on the input (range of an input's size, a list of
   // unknown length): one Loop node, its body recorded once. `trip` is the iteration count and

@@ -358,7 +358,7 @@ void export_module(const ModuleState& state, const std::string& path) {
   for (const auto& [record, text] : other_code) zip.add(record, text);
   for (const auto& [key, storage] : constants.storages()) zip.add("constants/" + key, storage_bytes(storage));
   zip.add("constants.pkl", constants_pkl);
-  for (const auto& [name, contents] : state.extra_files)
+  for (const auto& [name, contents] : state.extras())
     zip.add("extra/" + name, contents);
   zip.finish();
 }

@@ -68,6 +68,7 @@ class StorageLoader {
 
 // Moves every tensor reachable from `v` (objects, lists, tuples, dicts) to `device`, once each.
 void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen) {
+  RunScope::check_stack("moving a nested value's tensors");
   if (v.isTensor()) {
     if (v.toTensor().defined() && !ops::scalar_stays_on_cpu(v.toTensor())) v = IValue(v.toTensor().to(device));
   } else if (v.isList() || v.isTuple()) {
@@ -117,11 +118,38 @@ ArchiveSummary summarize_archive(const ZipReader& zip, const ModuleState& module
   return out;
 }
 
-std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device) {
-  return import_archive(ZipReader::open(path), path, device);
+const std::map<std::string, std::string>& ModuleState::extras() const {
+  std::lock_guard<std::mutex> lock(extras_mutex);
+  for (auto& [name, stored] : stored_extra_files) {
+    const std::vector<uint8_t> bytes = ZipReader::inflate(stored);
+    extra_files.emplace(name, std::string(bytes.begin(), bytes.end()));  // a name set since is kept
+  }
+  stored_extra_files.clear();
+  return extra_files;
 }
 
-std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device) {
+std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device, const Limits& limits) {
+  return import_archive(ZipReader::open(path), path, device, limits);
+}
+
+namespace {
+std::shared_ptr<ModuleState> import_in_run(const ZipReader& zip, const std::string& path, Device device,
+                                           const Limits& limits, std::shared_ptr<MemoryBudget> memory);
+}  // namespace
+
+// Loading runs model code (__setstate__): under the limits, on a stack of known size.
+std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device,
+                                            const Limits& limits) {
+  auto memory = make_memory_budget(limits);
+  return with_run_stack([&] {
+    RunScope run(limits, memory, "loading " + path);
+    return import_in_run(zip, path, device, limits, memory);
+  });
+}
+
+namespace {
+std::shared_ptr<ModuleState> import_in_run(const ZipReader& zip, const std::string& path, Device device,
+                                           const Limits& limits, std::shared_ptr<MemoryBudget> memory) {
   const int64_t format_version = read_version(zip);
   if (!zip.has("data.pkl") && zip.has("model.json"))
     throw UnsupportedError(detail::concat(
@@ -133,6 +161,8 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   auto state = std::make_shared<ModuleState>();
   state->path = path;
   state->device = device;
+  state->limits = limits;
+  state->memory = std::move(memory);
   state->unit = std::make_shared<CompilationUnit>();
   CompilationUnit& unit = *state->unit;
   unit.format_version = format_version;
@@ -141,12 +171,12 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   for (const std::string& record : zip.records()) {  // names relative to the top folder
     const bool extra = record.rfind("extra/", 0) == 0 && record.size() > 6;
     if (!extra && !is_code_source(record)) continue;
-    const std::vector<uint8_t> bytes = zip.read(record);
-    std::string text(bytes.begin(), bytes.end());
     if (extra) {
-      state->extra_files[record.substr(6)] = std::move(text);
+      state->stored_extra_files.emplace(record.substr(6), zip.stored(record));
       continue;
     }
+    const std::vector<uint8_t> bytes = zip.read(record);
+    std::string text(bytes.begin(), bytes.end());
     unit.add_source(parse_source(text, path + "/" + record), qualifier_of_code_record(record));
     has_code = true;
   }
@@ -257,5 +287,6 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
   state->root = root.toObject();
   return state;
 }
+}  // namespace
 
 }  // namespace tvk::jit

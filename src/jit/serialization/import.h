@@ -12,6 +12,8 @@
 #include "jit/runtime/compilation_unit.h"
 #include "jit/runtime/interpreter.h"
 #include "jit/serialization/zip_reader.h"
+#include "core/run_scope.h"
+#include "tvk/limits.h"
 #include "tvk/vulkan_info.h"
 
 namespace tvk::jit {
@@ -26,8 +28,15 @@ struct ModuleState {
   std::unique_ptr<Interpreter> interpreter;
   std::shared_ptr<Object> root;
   // The archive's extra/ records by name ("mobile_info.json", what torch.jit.save's
-  // _extra_files wrote): kept with the module and written back by Module::save.
-  std::map<std::string, std::string> extra_files;
+  // _extra_files wrote): kept with the module and written back by Module::save. They stay
+  // compressed until first asked for (extras()): nothing the model runs reads them.
+  const std::map<std::string, std::string>& extras() const;
+  mutable std::map<std::string, std::string> extra_files;
+  mutable std::map<std::string, ZipReader::StoredRecord> stored_extra_files;
+  mutable std::mutex extras_mutex;
+  // The limits its runs (load, methods, freezing) run under, and the host memory they share.
+  Limits limits;
+  std::shared_ptr<MemoryBudget> memory;
   // A lite-interpreter file without code/: its methods run as bytecode.
   std::shared_ptr<BytecodeUnit> bytecode;
   // Methods frozen and optimized by optimize_for_mobile; they run as graphs, not as code.
@@ -42,10 +51,11 @@ struct ModuleState {
 };
 
 // Throws tvk::Error naming the file and the record/offset/line at fault.
-std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device);
+std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device, const Limits& limits = {});
 // The same from an archive already read (ZipReader::from_bytes: fuzzing, bytes from Python);
 // `path` is what errors call it.
-std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device);
+std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::string& path, Device device,
+                                            const Limits& limits = {});
 
 // What an archive is, for `tvk check`: its format version and the kinds of parts it carries.
 struct ArchiveSummary {

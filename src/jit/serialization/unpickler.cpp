@@ -170,11 +170,12 @@ std::string Unpickler::read_line() {
 
 template <typename F>
 auto Unpickler::call_hook(const char* hook, F&& f) -> decltype(f()) {
-  // Hook errors (a missing record, an unsupported class) get the pickle position added.
+  // Hook errors (a missing record, an unsupported class) get the pickle position added, their
+  // type kept (a limit or out-of-memory error from __setstate__ stays one).
   try {
     return f();
   } catch (const Error& e) {
-    fail(detail::concat(hook, ": ", e.what()));
+    rethrow_with_context(e, detail::concat(context_, " at offset ", op_offset_, ": ", hook));
   }
 }
 

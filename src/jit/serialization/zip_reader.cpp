@@ -5,10 +5,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
 #include "core/little_endian.h"
+#include "core/run_scope.h"
 #include "tvk/error.h"
 
 namespace tvk::jit {
@@ -191,6 +193,24 @@ void ZipReader::parse() {
     p += kCentralHeaderSize + var_len;
   }
 
+  // Each record's local header and data must lie apart from every other's, as Python's zipfile
+  // requires: overlapping records would let a small file name the same huge stream many times.
+  std::vector<std::pair<uint64_t, uint64_t>> spans;  // [local header, end of data)
+  spans.reserve(entries_.size());
+  for (const Entry& e : entries_) {
+    const uint64_t h = e.header_offset;
+    const uint64_t var = uint64_t{load_le<uint16_t>(b + h + 26)} + load_le<uint16_t>(b + h + 28);
+    if (!fits(h + kLocalHeaderSize, var, cd_offset) || !fits(h + kLocalHeaderSize + var, e.compressed_size, cd_offset))
+      fail(detail::concat("record '", e.name, "'"), h, "truncated local header (its name, extra field or data run into the central directory)");
+    spans.emplace_back(h, h + kLocalHeaderSize + var + e.compressed_size);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second)
+      fail("local header", spans[i].first,
+           detail::concat("overlaps the record whose data runs from offset ", spans[i - 1].first, " to ",
+                          spans[i - 1].second, " (overlapping records are not a valid archive)"));
+
   // torch.jit.save puts everything under one folder; the first entry names it.
   const std::string& first = entries_.front().name;
   const size_t slash = first.find('/');
@@ -223,12 +243,10 @@ std::vector<std::string> ZipReader::records() const {
   return out;
 }
 
-std::vector<uint8_t> ZipReader::read(const std::string& record) const {
-  const Entry& e = require(record);
-  const std::string what = detail::concat("record '", record, "'");
+uint64_t ZipReader::data_offset(const Entry& e, const std::string& what) const {
   const uint8_t* b = bytes_.data();
   const uint64_t h = e.header_offset;
-  // parse() checked that the 30-byte header and the data size fit; the name/extra may not.
+  // parse() checked that the header, name, extra field and data lie inside the data area.
   if (load_le<uint32_t>(b + h) != kLocalHeaderSig) fail(what, h, "bad local header signature");
   const uint16_t name_len = load_le<uint16_t>(b + h + 26);
   const uint16_t extra_len = load_le<uint16_t>(b + h + 28);
@@ -238,12 +256,80 @@ std::vector<uint8_t> ZipReader::read(const std::string& record) const {
     fail(what, h, "truncated local header");
   if (name_len != e.name.size() || std::memcmp(b + h + kLocalHeaderSize, e.name.data(), name_len) != 0)
     fail(what, h, "local header names a different record than the central directory");
+  return data;
+}
 
+std::vector<uint8_t> ZipReader::read(const std::string& record) const {
+  const Entry& e = require(record);
+  const std::string what = detail::concat("record '", record, "'");
+  const uint64_t data = data_offset(e, what);
+  // Inside a run (loading a model), the record must fit the run's host memory budget now.
+  if (MemoryBudget* budget = RunScope::memory()) {
+    budget->charge(e.size, ("inflating " + what).c_str());
+    budget->refund(e.size);
+  }
+  return decode(name_, what, e.method, e.size, e.crc32, bytes_.data() + data, e.compressed_size, data);
+}
+
+ZipReader::StoredRecord ZipReader::stored(const std::string& record) const {
+  const Entry& e = require(record);
+  const uint64_t data = data_offset(e, detail::concat("record '", record, "'"));
+  StoredRecord out{name_, record, e.method, e.size, e.crc32, {}};
+  out.data.assign(bytes_.begin() + static_cast<std::ptrdiff_t>(data),
+                  bytes_.begin() + static_cast<std::ptrdiff_t>(data + e.compressed_size));
+  return out;
+}
+
+std::vector<uint8_t> ZipReader::inflate(const StoredRecord& r) {
+  return decode(r.archive, detail::concat("record '", r.record, "'"), r.method, r.size, r.crc32, r.data.data(),
+                r.data.size(), 0);
+}
+
+std::vector<uint8_t> ZipReader::decode(const std::string& archive, const std::string& what, uint16_t method,
+                                       uint64_t size, uint32_t crc32_declared, const uint8_t* in,
+                                       uint64_t compressed_size, uint64_t offset) {
+  auto fail = [&](const std::string& message) {
+    throw Error(detail::concat(archive, ": ", what, " at offset ", offset, ": ", message));
+  };
   std::vector<uint8_t> out;
-  if (e.method == 0) {
-    out.assign(b + data, b + data + e.compressed_size);
+  if (method == 0) {
+    out.assign(in, in + compressed_size);
   } else {
-    out = inflate_entry(e, data);
+    out.resize(static_cast<size_t>(size));
+    z_stream z{};
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail("zlib inflateInit2 failed");
+    // RAII guard so every exit path releases zlib's state.
+    struct End {
+      z_stream* z;
+      ~End() { inflateEnd(z); }
+    } end{&z};
+    uint64_t in_left = compressed_size, out_done = 0;
+    constexpr uint64_t kChunk = 1u << 30;  // z_stream counters are 32-bit
+    uint8_t scratch = 0;
+    for (;;) {
+      if (z.avail_in == 0 && in_left > 0) {
+        z.next_in = const_cast<Bytef*>(in);
+        z.avail_in = static_cast<uInt>(std::min(in_left, kChunk));
+        in += z.avail_in;
+        in_left -= z.avail_in;
+      }
+      // Once the declared size is reached, a 1-byte scratch tells "finished" from "more output".
+      const bool full = out_done == out.size();
+      z.next_out = full ? &scratch : out.data() + out_done;
+      z.avail_out = full ? 1u : static_cast<uInt>(std::min<uint64_t>(out.size() - out_done, kChunk));
+      const uInt in_before = z.avail_in, out_before = z.avail_out;
+      const int rc = ::inflate(&z, Z_NO_FLUSH);
+      const uInt produced = out_before - z.avail_out;
+      if (full && produced > 0) fail(detail::concat("inflates to more than the declared ", size, " bytes"));
+      out_done += produced;
+      if (rc == Z_STREAM_END) break;
+      if (rc != Z_OK && rc != Z_BUF_ERROR)
+        fail(detail::concat("corrupt deflate data (zlib: ", z.msg ? z.msg : "error", ")"));
+      // No progress although output room exists: the input has run out.
+      if (produced == 0 && z.avail_in == in_before) fail("truncated deflate data");
+    }
+    if (out_done != out.size())
+      fail(detail::concat("inflates to ", out_done, " bytes, but the archive declares ", size));
   }
   // zlib's crc32 takes uInt lengths; feed it in chunks.
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -252,53 +338,9 @@ std::vector<uint8_t> ZipReader::read(const std::string& record) const {
     crc = crc32(crc, out.data() + done, n);
     done += n;
   }
-  if (static_cast<uint32_t>(crc) != e.crc32)
-    fail(what, data, detail::concat("CRC-32 mismatch (archive says ", e.crc32, ", data gives ",
-                                    static_cast<uint32_t>(crc), "): the file is corrupt"));
-  return out;
-}
-
-std::vector<uint8_t> ZipReader::inflate_entry(const Entry& e, uint64_t data_offset) const {
-  const std::string what = detail::concat("record '", e.name, "'");
-  std::vector<uint8_t> out(static_cast<size_t>(e.size));
-  z_stream z{};
-  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail(what, data_offset, "zlib inflateInit2 failed");
-  // RAII guard so every exit path releases zlib's state.
-  struct End {
-    z_stream* z;
-    ~End() { inflateEnd(z); }
-  } end{&z};
-  const uint8_t* in = bytes_.data() + data_offset;
-  uint64_t in_left = e.compressed_size, out_done = 0;
-  constexpr uint64_t kChunk = 1u << 30;  // z_stream counters are 32-bit
-  uint8_t scratch = 0;
-  for (;;) {
-    if (z.avail_in == 0 && in_left > 0) {
-      z.next_in = const_cast<Bytef*>(in);
-      z.avail_in = static_cast<uInt>(std::min(in_left, kChunk));
-      in += z.avail_in;
-      in_left -= z.avail_in;
-    }
-    // Once the declared size is reached, a 1-byte scratch tells "finished" from "more output".
-    const bool full = out_done == out.size();
-    z.next_out = full ? &scratch : out.data() + out_done;
-    z.avail_out = full ? 1u : static_cast<uInt>(std::min<uint64_t>(out.size() - out_done, kChunk));
-    const uInt in_before = z.avail_in, out_before = z.avail_out;
-    const int rc = inflate(&z, Z_NO_FLUSH);
-    const uInt produced = out_before - z.avail_out;
-    if (full && produced > 0)
-      fail(what, data_offset, detail::concat("inflates to more than the declared ", e.size, " bytes"));
-    out_done += produced;
-    if (rc == Z_STREAM_END) break;
-    if (rc != Z_OK && rc != Z_BUF_ERROR)
-      fail(what, data_offset, detail::concat("corrupt deflate data (zlib: ", z.msg ? z.msg : "error", ")"));
-    if (produced == 0 && z.avail_in == in_before) {
-      // No progress although output room exists: the input has run out.
-      fail(what, data_offset, "truncated deflate data");
-    }
-  }
-  if (out_done != out.size())
-    fail(what, data_offset, detail::concat("inflates to ", out_done, " bytes, but the archive declares ", e.size));
+  if (static_cast<uint32_t>(crc) != crc32_declared)
+    fail(detail::concat("CRC-32 mismatch (archive says ", crc32_declared, ", data gives ", static_cast<uint32_t>(crc),
+                        "): the file is corrupt"));
   return out;
 }
 

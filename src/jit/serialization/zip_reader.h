@@ -29,6 +29,19 @@ class ZipReader {
   // Every entry name, relative to the prefix when it lies under it, in central-directory order.
   std::vector<std::string> records() const;
 
+  // A record's stored (compressed) bytes, copied out of the archive so that it can be inflated
+  // later, after the archive is gone: what a module keeps of records nobody has asked for yet.
+  struct StoredRecord {
+    std::string archive, record;
+    uint16_t method = 0;
+    uint64_t size = 0;
+    uint32_t crc32 = 0;
+    std::vector<uint8_t> data;
+  };
+  StoredRecord stored(const std::string& record) const;
+  // Inflates and CRC-checks a stored record; throws tvk::Error as read() does.
+  static std::vector<uint8_t> inflate(const StoredRecord& stored);
+
   // No record may inflate to more than this, whatever the archive claims.
   static constexpr uint64_t kMaxRecordSize = uint64_t{4} << 30;
 
@@ -47,7 +60,12 @@ class ZipReader {
   const Entry* find(const std::string& record) const;
   const Entry& require(const std::string& record) const;
   [[noreturn]] void fail(const std::string& what, uint64_t offset, const std::string& message) const;
-  std::vector<uint8_t> inflate_entry(const Entry& e, uint64_t data_offset) const;
+  // Where the record's stored bytes start, its local header checked against the directory.
+  uint64_t data_offset(const Entry& e, const std::string& what) const;
+  // The uncompressed, CRC-checked bytes of `data` (e's stored bytes at `offset` in `archive`).
+  static std::vector<uint8_t> decode(const std::string& archive, const std::string& what, uint16_t method,
+                                     uint64_t size, uint32_t crc32, const uint8_t* data, uint64_t compressed_size,
+                                     uint64_t offset);
 
   std::vector<uint8_t> bytes_;
   std::string name_;

@@ -39,6 +39,18 @@ public final class Module implements AutoCloseable {
     return new Module(nativeLoad(path, device.jniCode));
   }
 
+  /**
+   * Loads a model, as {@link #load(String, Device)}, under limits for loading (its code runs then)
+   * and for every later call.
+   */
+  public static Module load(String path, Device device, Limits limits) {
+    if (path == null || device == null || limits == null) {
+      throw new IllegalArgumentException("path, device and limits must not be null");
+    }
+    return new Module(
+        nativeLoadWithLimits(path, device.jniCode, limits.timeoutSeconds, limits.maxMemoryBytes, limits.maxSteps));
+  }
+
   /** Loads a model, as {@link #load(String, Device)}, with a tuning mode (see {@link #setTuning}). */
   public static Module load(String path, Device device, Tuning tuning) {
     Module module = load(path, device);
@@ -108,6 +120,17 @@ public final class Module implements AutoCloseable {
     }
   }
 
+  /** The limits this module's later calls run under (see {@link Limits}). */
+  public void setLimits(Limits limits) {
+    if (limits == null) throw new IllegalArgumentException("limits must not be null");
+    lock.writeLock().lock();
+    try {
+      nativeSetLimits(checkedHandle(), limits.timeoutSeconds, limits.maxMemoryBytes, limits.maxSteps);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
   /** The tuning mode set on this module, or null where none was. */
   public Tuning tuning() {
     lock.readLock().lock();
@@ -150,6 +173,11 @@ public final class Module implements AutoCloseable {
   private static native void nativeDestroy(long handle);
 
   private static native void nativeSetTuning(long handle, int tuning);
+
+  private static native long nativeLoadWithLimits(
+      String path, int device, double timeoutSeconds, long maxMemoryBytes, long maxSteps);
+
+  private static native void nativeSetLimits(long handle, double timeoutSeconds, long maxMemoryBytes, long maxSteps);
 
   /** The code of the module's tuning mode, or -1 where none was set. */
   private static native int nativeTuning(long handle);

@@ -178,6 +178,41 @@ public class ModuleTest {
     }
   }
 
+  // Hostile code (issue 49): loops stop at the step and time limits, and calls nested too deep
+  // for the stack stop cleanly on a Java thread with a 256 KiB stack, as on any other thread.
+  @Test
+  public void hostileCodeStopsAtItsLimitsOnSmallJavaStacks() throws Exception {
+    try (Module spin = Module.load(Paths.get(dir, "spin.pt").toString(), Device.CPU, new Limits().withMaxSteps(100000))) {
+      assertEquals(100, spin.forward(IValue.from(10L)).toLong());
+      try {
+        spin.forward(IValue.from(100000L));
+        fail("a loop past the step limit must throw");
+      } catch (TvkException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("100000 steps"));
+      }
+      spin.setLimits(new Limits().withTimeout(0.2).withMaxSteps(Long.MAX_VALUE));
+      try {
+        spin.forward(IValue.from(100000L));
+        fail("a loop past the time limit must throw");
+      } catch (TvkException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("time limit"));
+      }
+      assertEquals(100, spin.forward(IValue.from(10L)).toLong());
+    }
+    final String[] message = {null};
+    Thread small = new Thread(null, () -> {
+      try (Module deep = Module.load(Paths.get(dir, "deep_calls.pt").toString(), Device.CPU)) {
+        deep.forward();
+        message[0] = "returned";
+      } catch (TvkException e) {
+        message[0] = e.getMessage();
+      }
+    }, "small-stack", 256 * 1024);
+    small.start();
+    small.join();
+    assertTrue(message[0], message[0] != null && message[0].contains("nests too deeply"));
+  }
+
   @Test
   public void extraFilesAreReadIntoTheMap() {
     Map<String, String> extra = new LinkedHashMap<>();
