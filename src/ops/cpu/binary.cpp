@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/int_math.h"
 #include "ops/cpu/cpu_loops.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -112,14 +113,6 @@ Tensor div_tensor(const Tensor& self, const Tensor& other) {
 }
 Tensor div_scalar(const Tensor& self, Scalar other) {
   return scalar_binary("aten::div", self, other, [](auto x, auto y) { return x / y; }, false);
-}
-
-// -a in two's complement, the lowest value mapping to itself (as the hardware's negation does),
-// without the signed overflow that makes it undefined in C++.
-template <typename T>
-T wrapping_negate(T a) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(U{0} - static_cast<U>(a));
 }
 
 // Python's rounding: the quotient toward minus infinity, the remainder with the divisor's sign.
