@@ -527,6 +527,17 @@ Tensor masked_fill_tensor(const Tensor& self, const Tensor& mask, const Tensor& 
   return call("aten::masked_fill.Scalar", {IValue(self), IValue(mask), IValue(value.item())}).toTensor();
 }
 
+// In place: the mask must broadcast to self's shape (self keeps its shape, as in PyTorch).
+Tensor masked_fill_scalar_(const Tensor& self, const Tensor& mask, double value) {
+  const Tensor filled = call("aten::masked_fill.Scalar", {IValue(self), IValue(mask), IValue(value)}).toTensor();
+  TVK_CHECK(filled.sizes() == self.sizes(), "aten::masked_fill_: the mask ", mask.shape_string(),
+            " does not broadcast to self ", self.shape_string());
+  return assign(self, filled);
+}
+Tensor masked_fill_tensor_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return assign(self, masked_fill_tensor(self, mask, value));
+}
+
 // beta * self + alpha * (batch1 @ batch2); with beta 0, self is not read (its NaNs do not reach
 // the result), as PyTorch.
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, double beta, double alpha) {
@@ -703,6 +714,10 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::lerp_.Tensor(Tensor(a!) self, Tensor end, Tens
 TVK_REGISTER_OP_ANY_DEVICE("aten::gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)", gelu_);
 TVK_REGISTER_OP_ANY_DEVICE("aten::zero_(Tensor(a!) self) -> Tensor(a!)", zero_);
 TVK_REGISTER_OP_ANY_DEVICE("aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", masked_fill_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+                           masked_fill_scalar_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
+                           masked_fill_tensor_);
 TVK_REGISTER_OP_ANY_DEVICE("aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
                            baddbmm);
 TVK_REGISTER_OP_ANY_DEVICE("aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", softmax_internal);

@@ -103,13 +103,33 @@ namespace {
 bool is_cpu_scalar(const IValue& v) {
   return v.isTensor() && v.toTensor().defined() && v.toTensor().dim() == 0 && v.toTensor().device() == Device::CPU;
 }
+// A CPU bool tensor beside tensors of another device goes with them: a mask the model built
+// from sizes (torch.arange(n) comparisons) meeting one computed from its input.
+bool is_cpu_mask(const IValue& v) {
+  return v.isTensor() && v.toTensor().defined() && v.toTensor().device() == Device::CPU &&
+         v.toTensor().dtype() == DType::Bool;
+}
+
+bool is_cpu_indices(const OpEntry& op, size_t i, const IValue& v) {
+  if (i >= op.schema.arguments.size() || !v.isTensor() || !v.toTensor().defined()) return false;
+  const std::string& name = op.schema.arguments[i].name;
+  return (name == "indices" || name == "index") && v.toTensor().device() == Device::CPU &&
+         v.toTensor().dtype() == DType::Int64;
+}
 }  // namespace
 
 Device dispatch_device(const OpEntry& op, const Stack& args) {
   std::optional<Device> found;
   bool cpu_scalars = false;
-  for (const IValue& v : args) {
-    if (is_cpu_scalar(v)) cpu_scalars = true;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const IValue& v = args[i];
+    // Indices that kernels read on the host (embedding's token ids, index_select's rows) may
+    // stay on the CPU beside the data: a model's torch.arange position ids, say.
+    if (is_cpu_indices(op, i, v)) {
+      cpu_scalars = true;
+      continue;
+    }
+    if (is_cpu_scalar(v) || (is_cpu_mask(v) && !(i == 0 && op.mutates_self))) cpu_scalars = true;
     else if (v.isTensor()) note_device(v.toTensor(), found, op);
     else if (v.isList())
       for (const IValue& e : v.toList())
@@ -279,9 +299,23 @@ IValue call(const OpEntry& op, Stack args) {
                                                                                "TVK_CPU_FALLBACK=1 or set_cpu_fallback(true) "
                                                                                "runs it there)" : ")"));
   }
-  if (device != Device::CPU)
-    for (IValue& v : args)
-      if (is_cpu_scalar(v)) v = IValue(v.toTensor().to(device));
+  if (device != Device::CPU) {
+    // A 0-D integer tensor beside float32 ones is promoted to float32, as PyTorch's type
+    // promotion does (a traced model's x / head_dim, the size recorded as a tensor).
+    bool float_operand = false;
+    for (const IValue& v : args)
+      float_operand = float_operand || (v.isTensor() && v.toTensor().defined() && v.toTensor().dim() > 0 &&
+                                        v.toTensor().dtype() == DType::Float32);
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (is_cpu_scalar(args[i]) && args[i].toTensor().dtype() != DType::Float32 && float_operand &&
+          !(i == 0 && op.mutates_self) && !is_cpu_indices(op, i, args[i]))
+        args[i] = IValue(call("aten::to.dtype", {args[i], IValue(int64_t{6}), IValue(false), IValue(false), IValue()})
+                             .toTensor());
+      if (is_cpu_indices(op, i, args[i])) continue;  // read on the host
+      if (is_cpu_scalar(args[i]) || (is_cpu_mask(args[i]) && !(i == 0 && op.mutates_self)))
+        args[i] = IValue(args[i].toTensor().to(device));
+    }
+  }
   // A Vulkan kernel may lack a case (a dtype it does not convert, an int64 self of an in-place
   // op): it says so before it records any work, and the fallback runs the call on the CPU
   // instead (writing an in-place op's result back into self).

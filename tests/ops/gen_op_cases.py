@@ -762,6 +762,29 @@ def generate(torch, c):
               None, True, avg, None, ref=mha)
     c.error("aten::_native_multi_head_attention", r(2, 3, 8), r(2, 5, 8), r(2, 5, 8), 8, 2, r(24, 8) * 0.3, r(24),
             r(8, 8) * 0.3, r(8), None, True, True, None, ref=mha)
+    # Logical ops and reductions of masks.
+    a, m = r(3, 4), torch.tensor([[True, False, True, False]])
+    a[0, 0] = float("nan")
+    for x, y in [(a > 0, m), (a, torch.tensor([0.0, 1.0, -2.0, 0.0])), (torch.tensor([3, 0, -1]), torch.tensor([0, 0, 5]))]:
+        for name in ["logical_and", "logical_or", "logical_xor"]:
+            c.add(f"aten::{name}", x, y)
+    for x in [a, a > 0, torch.tensor([0, 2, -3]), torch.zeros(0, 3) > 0]:
+        c.add("aten::logical_not", x)
+        c.add("aten::any", x)
+        c.add("aten::all", x)
+        if x.dim() == 2:
+            for d in [0, 1, -1]:
+                c.add("aten::any.dim", x, d, False)
+                c.add("aten::all.dim", x, d, True)
+    for x in [a > 0, torch.tensor([0, 2, -3, 1 << 40])]:
+        c.add("aten::bitwise_not", x)
+    c.error("aten::bitwise_not", r(3))
+    for x in [a > 0, torch.tensor([[True, False]])]:
+        c.add("aten::eq.Scalar", x, 0)
+        c.add("aten::ne.Scalar", x, 1)
+    c.add("aten::masked_fill_.Scalar", r(2, 3), r(3) > 0, -1.5)
+    c.add("aten::masked_fill_.Tensor", r(2, 3), r(2, 1) > 0, torch.tensor(4.0))
+    c.error("aten::masked_fill_.Scalar", r(3), r(2, 3) > 0, 1.0)
 
     # ---- what a detection model's transform, anchors and postprocessing call (ssdlite) ----
     dtypes = {None: None, 6: torch.float32, 4: torch.int64, 11: torch.bool}

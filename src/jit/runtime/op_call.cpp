@@ -131,6 +131,29 @@ const ops::OpEntry* resolve_overload(const std::string& name, const Stack& args,
     if (bind_arguments(*op, args, kwargs, bound, &why, matches)) return op;
     reasons << "\n  " << op->schema.text << ": " << why;
   }
+  // A traced graph passes 0-D tensors where numbers go (torch.arange(x.size(1)) records the size
+  // as a tensor): TorchScript converts them implicitly, and so does this last try.
+  auto as_number = [](const IValue& v) {
+    if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() != 0) return v;
+    const Tensor& t = v.toTensor();
+    return t.dtype() == DType::Float32 ? IValue(t.item()) : IValue(static_cast<int64_t>(t.item()));
+  };
+  Stack numbers;
+  bool converted = false;
+  for (const IValue& a : args) {
+    numbers.push_back(as_number(a));
+    converted = converted || (a.isTensor() && !numbers.back().isTensor());
+  }
+  Kwargs named;
+  for (const auto& [k, v] : kwargs) {
+    named.emplace_back(k, as_number(v));
+    converted = converted || (v.isTensor() && !named.back().second.isTensor());
+  }
+  if (converted) {
+    std::string ignored;
+    for (const ops::OpEntry* op : overloads)
+      if (bind_arguments(*op, numbers, named, bound, &ignored, matches)) return op;
+  }
   std::ostringstream got;
   for (size_t i = 0; i < args.size(); ++i) got << (i ? ", " : "") << args[i].tag_name();
   for (const auto& [k, v] : kwargs) got << ", " << k << "=" << v.tag_name();

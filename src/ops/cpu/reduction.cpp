@@ -70,6 +70,36 @@ Tensor sum_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std
 }
 Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) { return sum_impl(self, std::nullopt, false, dtype); }
 
+// torch.any / torch.all: whether any / every element is non-zero (NaN is), as a bool tensor;
+// all of an empty set is true, any false.
+template <bool kAll>
+Tensor any_all_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim) {
+  const char* op = kAll ? "aten::all" : "aten::any";
+  check_defined(op, self);
+  const ReducePlan plan = plan_reduce(op, self, dims, keepdim);
+  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
+  Tensor out = empty(plan.out_sizes, DType::Bool);
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    bool result = kAll;
+    for (int64_t c = 0; c < plan.cols && result == kAll; ++c) {
+      const int64_t i = r * plan.cols + c;
+      bool v = false;
+      switch (rows.dtype()) {
+        case DType::Float32: v = rows.data<float>()[i] != 0.f; break;
+        case DType::Int64: v = rows.data<int64_t>()[i] != 0; break;
+        case DType::Bool: v = rows.data<bool>()[i]; break;
+      }
+      if (v != kAll) result = !kAll;
+    }
+    out.data<bool>()[r] = result;
+  }
+  return out;
+}
+Tensor any_all(const Tensor& self) { return any_all_impl<false>(self, std::nullopt, false); }
+Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_impl<false>(self, IntList{dim}, keepdim); }
+Tensor all_all(const Tensor& self) { return any_all_impl<true>(self, std::nullopt, false); }
+Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_impl<true>(self, IntList{dim}, keepdim); }
+
 // torch.min(x) / torch.max(x): a 0-D tensor of x's dtype; NaN wins, as in PyTorch.
 template <bool kMax>
 Tensor extreme_all(const Tensor& self) {
@@ -147,6 +177,10 @@ TVK_REGISTER_OP("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", 
 TVK_REGISTER_OP("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
                 sum_dim);
 TVK_REGISTER_OP("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sum_all);
+TVK_REGISTER_OP("aten::any(Tensor self) -> Tensor", any_all);
+TVK_REGISTER_OP("aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", any_dim);
+TVK_REGISTER_OP("aten::all(Tensor self) -> Tensor", all_all);
+TVK_REGISTER_OP("aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", all_dim);
 TVK_REGISTER_OP("aten::min(Tensor self) -> Tensor", min_all);
 TVK_REGISTER_OP("aten::max(Tensor self) -> Tensor", max_all);
 TVK_REGISTER_OP("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", softmax);

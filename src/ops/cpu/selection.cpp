@@ -316,7 +316,8 @@ Tensor nonzero(const Tensor& self) {
 // Comparisons with a scalar give bool tensors (masks for where, nonzero, index).
 template <typename Cmp>
 Tensor compare_scalar(const char* op, const Tensor& self, Scalar other, Cmp cmp) {
-  TVK_CHECK(self.dtype() != DType::Bool, op, ": bool tensors are not supported");
+  // Bool elements compare as 0 and 1, as in PyTorch (mask == 0, logical_not).
+  check_defined(op, self);
   Tensor out = empty(self.sizes(), DType::Bool);
   bool* po = out.data<bool>();
   with_dtype(self, [&](auto* tag) {
@@ -390,6 +391,31 @@ Tensor eq_tensor(const Tensor& self, const Tensor& other) {
 }
 Tensor ne_tensor(const Tensor& self, const Tensor& other) {
   return compare_tensors("aten::ne", self, other, [](double a, double b) { return a != b; });
+}
+
+// Logical ops: any non-zero value (NaN included) is true; a bool tensor out, broadcast.
+Tensor logical_not(const Tensor& self) {
+  return compare_scalar("aten::logical_not", self, Scalar(int64_t{0}), [](double a, double b) { return a == b; });
+}
+// ~x: logical not of a bool tensor, the bits of an int64 one (float32 has no bitwise not).
+Tensor bitwise_not(const Tensor& self) {
+  check_defined("aten::bitwise_not", self);
+  if (self.dtype() == DType::Bool) return logical_not(self);
+  TVK_CHECK(self.dtype() == DType::Int64, "aten::bitwise_not: not defined for float32 tensors, only integer and bool");
+  Tensor out = empty(self.sizes(), DType::Int64);
+  const int64_t* p = self.data<int64_t>();
+  int64_t* po = out.data<int64_t>();
+  strided_loop<1>(self.sizes(), {self.strides()}, [&](int64_t i, int64_t o) { po[i] = ~p[o]; });
+  return out;
+}
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::logical_and", self, other, [](double a, double b) { return a != 0 && b != 0; });
+}
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::logical_or", self, other, [](double a, double b) { return a != 0 || b != 0; });
+}
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  return compare_tensors("aten::logical_xor", self, other, [](double a, double b) { return (a != 0) != (b != 0); });
 }
 
 // torch.where(condition): the coordinates of the non-zero elements, one int64 tensor per dim.
@@ -561,6 +587,11 @@ TVK_REGISTER_OP("aten::lt.Tensor(Tensor self, Tensor other) -> Tensor", lt_tenso
 TVK_REGISTER_OP("aten::ge.Tensor(Tensor self, Tensor other) -> Tensor", ge_tensor);
 TVK_REGISTER_OP("aten::le.Tensor(Tensor self, Tensor other) -> Tensor", le_tensor);
 TVK_REGISTER_OP("aten::eq.Tensor(Tensor self, Tensor other) -> Tensor", eq_tensor);
+TVK_REGISTER_OP("aten::logical_not(Tensor self) -> Tensor", logical_not);
+TVK_REGISTER_OP("aten::bitwise_not(Tensor self) -> Tensor", bitwise_not);
+TVK_REGISTER_OP("aten::logical_and(Tensor self, Tensor other) -> Tensor", logical_and);
+TVK_REGISTER_OP("aten::logical_or(Tensor self, Tensor other) -> Tensor", logical_or);
+TVK_REGISTER_OP("aten::logical_xor(Tensor self, Tensor other) -> Tensor", logical_xor);
 TVK_REGISTER_OP("aten::ne.Tensor(Tensor self, Tensor other) -> Tensor", ne_tensor);
 TVK_REGISTER_OP("aten::where(Tensor condition) -> Tensor[]", where_condition);
 TVK_REGISTER_OP("aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) "

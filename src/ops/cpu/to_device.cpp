@@ -1,6 +1,7 @@
 // aten::to: the transfers optimize_for_mobile inserts at a model's inputs and outputs, and dtype
 // conversions. Moves serve every device; a conversion runs on the CPU (cpu_loops.h
-// copy_converting), and on Vulkan throws UnsupportedError, which the opt-in CPU fallback takes.
+// copy_converting); on Vulkan, masks convert to and from bool with Vulkan kernels, and other
+// conversions throw UnsupportedError, which the opt-in CPU fallback takes.
 #include "ops/cpu/cpu_loops.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
@@ -9,6 +10,13 @@ namespace tvk::ops::cpu {
 namespace {
 
 Tensor convert(const Tensor& self, DType type) {
+  // On Vulkan, masks convert with Vulkan kernels: to bool as x != 0, from bool as a fill of ones
+  // where the mask is set.
+  if (self.device() == Device::Vulkan && type == DType::Bool)
+    return call("aten::ne.Scalar", {self, IValue(0.0)}).toTensor();
+  if (self.device() == Device::Vulkan && self.dtype() == DType::Bool && type == DType::Float32)
+    return call("aten::masked_fill.Scalar", {zeros(self.sizes(), DType::Float32, Device::Vulkan), self, IValue(1.0)})
+        .toTensor();
   if (self.device() != Device::CPU)
     throw UnsupportedError(detail::concat("aten::to: converting a ", to_string(self.device()), " tensor from ",
                                           to_string(self.dtype()), " to ", to_string(type),

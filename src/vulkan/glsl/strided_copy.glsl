@@ -4,15 +4,16 @@
 // every Vulkan view op and cat. Each invocation copies RUN consecutive elements of the
 // innermost dim (the host divides that dim's size by RUN and multiplies its strides by RUN; the
 // elements of a run are src_step / dst_step apart), so the index arithmetic, a division per
-// dim, is done once per run.
+// dim, is done once per run. Words are copied as bits: float32 elements, and int64 ones as two
+// words each (the host doubles the geometry).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int RANK = 6;
 layout(constant_id = 4) const int RUN = 1;
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 0) writeonly buffer Out { uint y[]; };
+layout(std430, binding = 1) readonly buffer In { uint x[]; };
 layout(push_constant) uniform Params {
   uint runs;  // invocations with work: numel / RUN
   uint src_offset;

@@ -8,6 +8,7 @@
 
 #include "ops/index_plan.h"
 #include "ops/registry.h"
+#include "tvk/ops.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -110,16 +111,44 @@ struct CompareParams {
 
 Tensor compare_scalar(const char* op, CompareOp code, const Tensor& self, double other) {
   ops::check_defined(op, self);
-  TVK_CHECK(self.device() == tvk::Device::Vulkan && (self.dtype() == DType::Float32 || self.dtype() == DType::Int64), op,
-            ": argument 'self' must be a float32 or int64 Vulkan tensor, got ", to_string(self.dtype()));
+  TVK_CHECK(self.device() == tvk::Device::Vulkan, op, ": argument 'self' must be a Vulkan tensor");
+  const Tensor in = self.contiguous();
   Tensor out = empty(self.sizes(), DType::Bool, tvk::Device::Vulkan);
   const int64_t words = (self.numel() + 3) / 4;
-  const uint32_t int64 = self.dtype() == DType::Int64 ? 1 : 0;
-  launch(ShaderLaunch{"compare_scalar", elementwise_global(words), {64, 1, 1}, {code, int64}}, {out, self},
+  const uint32_t int64 = self.dtype() == DType::Int64 ? 1 : 0, boolean = self.dtype() == DType::Bool ? 1 : 0;
+  launch(ShaderLaunch{"compare_scalar", elementwise_global(words), {64, 1, 1}, {code, int64, boolean}}, {out, in},
          CompareParams{static_cast<uint32_t>(to_i32(op, self.numel())), static_cast<float>(other)});
   return out;
 }
 Tensor eq_scalar(const Tensor& self, double other) { return compare_scalar("aten::eq", kEq, self, other); }
+Tensor logical_not(const Tensor& self) { return compare_scalar("aten::logical_not", kEq, self, 0.0); }
+
+// logical_and / or / xor of two Vulkan tensors, broadcast: each side as 0 or 1 in float32 (a
+// fill of ones where it is non-zero), summed, and the sum compared: 2, at least 1, exactly 1.
+Tensor logical_binary(const char* op, const Tensor& self, const Tensor& other, CompareOp code, double value) {
+  auto ones_where = [&](const Tensor& t) {
+    ops::check_defined(op, t);
+    const Tensor set = t.dtype() == DType::Bool ? t : compare_scalar(op, kNe, t, 0.0);
+    return ops::call("aten::masked_fill.Scalar", {tvk::zeros(t.sizes(), DType::Float32, tvk::Device::Vulkan), set,
+                                             IValue(1.0)})
+        .toTensor();
+  };
+  return compare_scalar(op, code, tvk::add(ones_where(self), ones_where(other)), value);
+}
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  return logical_binary("aten::logical_and", self, other, kEq, 2.0);
+}
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  return logical_binary("aten::logical_or", self, other, kGe, 1.0);
+}
+Tensor logical_xor(const Tensor& self, const Tensor& other) {
+  return logical_binary("aten::logical_xor", self, other, kEq, 1.0);
+}
+Tensor bitwise_not(const Tensor& self) {
+  if (self.dtype() != DType::Bool)
+    throw UnsupportedError("aten::bitwise_not: Vulkan negates bool tensors only (the CPU fallback runs the rest)");
+  return logical_not(self);
+}
 Tensor ne_scalar(const Tensor& self, double other) { return compare_scalar("aten::ne", kNe, self, other); }
 Tensor gt_scalar(const Tensor& self, double other) { return compare_scalar("aten::gt", kGt, self, other); }
 Tensor lt_scalar(const Tensor& self, double other) { return compare_scalar("aten::lt", kLt, self, other); }
@@ -208,6 +237,11 @@ TVK_REGISTER_VULKAN_KERNEL("aten::index_select", index_select);
 TVK_REGISTER_VULKAN_KERNEL("tvk::gather_dim", gather_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::embedding", embedding);
 TVK_REGISTER_VULKAN_KERNEL("aten::eq.Scalar", eq_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::logical_not", logical_not);
+TVK_REGISTER_VULKAN_KERNEL("aten::logical_and", logical_and);
+TVK_REGISTER_VULKAN_KERNEL("aten::logical_or", logical_or);
+TVK_REGISTER_VULKAN_KERNEL("aten::logical_xor", logical_xor);
+TVK_REGISTER_VULKAN_KERNEL("aten::bitwise_not", bitwise_not);
 TVK_REGISTER_VULKAN_KERNEL("aten::ne.Scalar", ne_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::gt.Scalar", gt_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::lt.Scalar", lt_scalar);

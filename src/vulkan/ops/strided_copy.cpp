@@ -43,16 +43,69 @@ std::vector<CopyDim> merged_dims(const ops::ViewGeometry& src, const ops::ViewGe
 
 }  // namespace
 
+void copy_words(const Tensor& dst, const ops::ViewGeometry& dst_view, const Tensor& src,
+                const ops::ViewGeometry& src_view, size_t word_bytes);
+
+namespace {
+// An int64 view as a view of 32-bit words: each element two words, one more dim of size 2.
+ops::ViewGeometry in_words(const ops::ViewGeometry& v) {
+  ops::ViewGeometry w = v;
+  for (int64_t& s : w.strides) s *= 2;
+  w.offset *= 2;
+  w.sizes.push_back(2);
+  w.strides.push_back(1);
+  return w;
+}
+
+struct ByteCopyParams {
+  uint32_t numel, src_offset;
+  uint32_t sizes[kMaxRank];
+  uint32_t src_strides[kMaxRank];
+};
+
+// A bool view into a fresh contiguous bool tensor, byte by byte.
+void copy_bytes(const Tensor& dst, const Tensor& src, const ops::ViewGeometry& src_view) {
+  const char* op = "strided copy";
+  check_view_in_bounds(src_view.sizes, src_view.strides, src_view.offset, 1, src.storage()->nbytes());
+  const int64_t numel = numel_of(src_view.sizes);
+  TVK_CHECK(dst.is_contiguous() && dst.storage_offset() == 0 && dst.numel() == numel, op,
+            ": bool views are copied into whole contiguous tensors only");
+  if (numel == 0) return;
+  ByteCopyParams p{};
+  p.numel = static_cast<uint32_t>(to_i32(op, numel));
+  p.src_offset = static_cast<uint32_t>(to_i32(op, src_view.offset));
+  const size_t shift = kMaxRank - src_view.sizes.size();
+  for (size_t i = 0; i < kMaxRank; ++i) {
+    p.sizes[i] = i < shift ? 1u : static_cast<uint32_t>(to_i32(op, src_view.sizes[i - shift]));
+    p.src_strides[i] = i < shift ? 0u : static_cast<uint32_t>(to_i32(op, src_view.strides[i - shift]));
+  }
+  launch(ShaderLaunch{"strided_copy_u8", elementwise_global((numel + 3) / 4), {64, 1, 1}, {}}, {dst, src}, p);
+}
+}  // namespace
+
 void strided_copy(const Tensor& dst, const ops::ViewGeometry& dst_view, const Tensor& src,
                   const ops::ViewGeometry& src_view) {
+  TVK_CHECK(src.dtype() == dst.dtype(), "strided copy: ", to_string(src.dtype()), " into ", to_string(dst.dtype()));
+  if (src.dtype() == DType::Bool) {
+    TVK_CHECK(src_view.sizes == dst_view.sizes && src_view.sizes.size() <= kMaxRank, "strided copy: unsupported sizes ",
+              shape_string(src_view.sizes), " -> ", shape_string(dst_view.sizes));
+    return copy_bytes(dst, src, src_view);
+  }
+  if (src.dtype() == DType::Int64) {
+    TVK_CHECK(src_view.sizes.size() < kMaxRank, "strided copy: int64 views of rank 6 are not supported on Vulkan");
+    return copy_words(dst, in_words(dst_view), src, in_words(src_view), 4);
+  }
+  copy_words(dst, dst_view, src, src_view, 4);
+}
+
+void copy_words(const Tensor& dst, const ops::ViewGeometry& dst_view, const Tensor& src,
+                const ops::ViewGeometry& src_view, size_t word_bytes) {
   TVK_CHECK(src_view.sizes.size() <= kMaxRank && src_view.sizes == dst_view.sizes,
             "strided copy: unsupported sizes ", shape_string(src_view.sizes), " -> ", shape_string(dst_view.sizes),
             " (rank <= 6, equal sizes)");
   // The one place a geometry reaches a Vulkan kernel: both views must lie inside their buffers.
-  check_view_in_bounds(src_view.sizes, src_view.strides, src_view.offset, element_size(src.dtype()),
-                       src.storage()->nbytes());
-  check_view_in_bounds(dst_view.sizes, dst_view.strides, dst_view.offset, element_size(dst.dtype()),
-                       dst.storage()->nbytes());
+  check_view_in_bounds(src_view.sizes, src_view.strides, src_view.offset, word_bytes, src.storage()->nbytes());
+  check_view_in_bounds(dst_view.sizes, dst_view.strides, dst_view.offset, word_bytes, dst.storage()->nbytes());
   const int64_t numel = numel_of(src_view.sizes);
   if (numel == 0) return;
   std::vector<CopyDim> dims = merged_dims(src_view, dst_view);
@@ -80,9 +133,10 @@ void strided_copy(const Tensor& dst, const ops::ViewGeometry& dst_view, const Te
 }
 
 Tensor materialize(const char* op, const Tensor& src, const ops::ViewGeometry& view) {
-  check_vulkan_float(op, src);
+  ops::check_defined(op, src);
+  TVK_CHECK(src.device() == tvk::Device::Vulkan, op, ": argument 'self' is not a Vulkan tensor");
   TVK_CHECK(view.sizes.size() <= kMaxRank, op, ": Vulkan view ops support rank <= 6, got ", shape_string(view.sizes));
-  Tensor out = empty_vulkan(view.sizes);
+  Tensor out = empty(view.sizes, src.dtype(), tvk::Device::Vulkan);
   strided_copy(out, ops::geometry_of(out), src, view);
   return out;
 }
