@@ -189,8 +189,8 @@ TEST(Cli, DetectionModelTakesItsImagesAsAList) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("torchvision::nms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("without a Vulkan kernel: with the CPU fallback they run on the CPU"), std::string::npos) << r.out;
-  // Its loops over the images cannot be frozen; check says so instead of failing.
-  EXPECT_NE(r.out.find("tvk optimize cannot partition it"), std::string::npos) << r.out;
+  // It freezes (its `targets=None` argument frozen as None) and partitions.
+  EXPECT_NE(r.out.find("optimized for Vulkan, forward puts"), std::string::npos) << r.out;
 
   r = run_cli("run " + model + input + " --device vulkan");
   EXPECT_NE(r.status, 0) << r.out;

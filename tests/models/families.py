@@ -1,6 +1,7 @@
 """Small models of the families on-device apps run besides classifiers (issue 48): sequence
 (LSTM, GRU, RNN and their cells), audio (Conv1d nets), image to image (super-resolution, style
-transfer, UNet), video (3-D convolutions and pools). Random weights, seeded; each with one input. make_models.py writes them scripted
+transfer, UNet), video (3-D convolutions and pools), text (issue 47: token ids, padding masks,
+nn.TransformerEncoder and nn.MultiheadAttention). Random weights, seeded; each with one input. make_models.py writes them scripted
 and traced, with torch's outputs; the device run writes the same with torch 2.x.
 
     FAMILIES[name]() -> (module in eval mode, input tensor)
@@ -168,6 +169,62 @@ class Video(nn.Module):
         return self.fc(torch.flatten(self.features(x), 1))
 
 
+class TextEncoder(nn.Module):
+    """A BERT-like encoder over int64 token ids with 0 as padding: token and position embeddings
+    (position ids made in the model by torch.arange), nn.TransformerEncoder with the padding mask
+    (torch's nested-tensor fast path), a per-token head."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(50, 16)
+        self.pos = nn.Embedding(12, 16)
+        layer = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, ids):
+        mask = ids == 0
+        pos = torch.arange(ids.size(1)).unsqueeze(0)
+        x = self.tok(ids) + self.pos(pos)
+        # Padded positions zeroed, as torch's nested fast path leaves them (a traced copy takes
+        # the dense path, which computes them).
+        y = self.enc(x, src_key_padding_mask=mask).masked_fill(mask.unsqueeze(-1), 0.0)
+        return self.head(y)
+
+
+class MaskedAttention(nn.Module):
+    """nn.MultiheadAttention with a bool key padding mask (rows of zeros in the input are
+    padding) and a causal bool mask, returning its averaged weights too, then a norm_first GELU
+    encoder layer with the padding mask (torch's _transformer_encoder_layer_fwd)."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
+        self.layer = nn.TransformerEncoderLayer(16, 2, 24, dropout=0.0, activation="gelu", batch_first=True,
+                                                norm_first=True)
+
+    def forward(self, x):
+        pad = x.abs().sum(-1) == 0
+        steps = torch.arange(x.size(1))
+        causal = steps.unsqueeze(0) > steps.unsqueeze(1)
+        y, w = self.attn(x, x, x, key_padding_mask=pad, attn_mask=causal)
+        return self.layer(y, src_key_padding_mask=pad), w
+
+
+def _token_ids(shape, lengths, seed=1):
+    ids = torch.randint(1, 50, shape, generator=torch.Generator().manual_seed(seed))
+    for row, n in enumerate(lengths):
+        ids[row, n:] = 0
+    return ids
+
+
+def _padded(shape, lengths, seed=1):
+    x = _input(shape, seed)
+    for row, n in enumerate(lengths):
+        x[row, n:] = 0
+    return x
+
+
 def _randomize_norm_stats(model, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -192,6 +249,8 @@ FAMILIES = {
     "style_transfer": lambda: (StyleTransfer().eval(), _input((1, 3, 32, 28))),
     "unet": lambda: (_randomize_norm_stats(UNet(), 6).eval(), _input((1, 3, 32, 32))),
     "video": lambda: (_randomize_norm_stats(Video(), 7).eval(), _input((1, 3, 8, 32, 32))),
+    "text_encoder": lambda: (TextEncoder().eval(), _token_ids((3, 9), [9, 6, 3])),
+    "masked_attention": lambda: (MaskedAttention().eval(), _padded((2, 7, 16), [7, 5])),
 }
 
 

@@ -12,10 +12,11 @@ namespace tvk::testing_support {
 // The folder the `models_generate` fixture fills (TVK_MODELS_DIR overrides it).
 inline std::string models_dir() { return env_or("TVK_MODELS_DIR", TVK_DEFAULT_MODELS_DIR); }
 
-// The families of tests/models/families.py (issue 48), written scripted and traced by
+// The families of tests/models/families.py (issues 48 and 47), written scripted and traced by
 // make_models.py, each with its own input and every output's expected value.
-inline constexpr const char* kFamilies[] = {"lstm_tagger", "recurrent", "audio1d", "super_resolution",
-                                            "style_transfer", "unet", "video"};
+inline constexpr const char* kFamilies[] = {"lstm_tagger", "recurrent",        "audio1d",    "super_resolution",
+                                            "style_transfer", "unet",          "video",      "text_encoder",
+                                            "masked_attention"};
 
 // max |got - expected| / max |expected|.
 // The issue's tolerance, max |a - b| / max |expected|: 1e-4, and for quantized models, which

@@ -762,6 +762,41 @@ def generate(torch, c):
               None, True, avg, None, ref=mha)
     c.error("aten::_native_multi_head_attention", r(2, 3, 8), r(2, 5, 8), r(2, 5, 8), 8, 2, r(24, 8) * 0.3, r(24),
             r(8, 8) * 0.3, r(8), None, True, True, None, ref=mha)
+    # Masks (issue 47): bool key padding [B, S] (types 1 and 2) and a full [B, H, L, S] one (torch
+    # 1.13's CPU kernel takes no other form); odd sequence lengths, and one token.
+    for b, l, e, h in [(2, 5, 8, 2), (3, 13, 12, 3), (1, 1, 8, 2)]:
+        x = r(b, l, e)
+        w = (r(3 * e, e) * 0.3, r(3 * e), r(e, e) * 0.3, r(e))
+        pad = torch.zeros(b, l, dtype=torch.bool)
+        pad[0, l // 2 + 1:] = True
+        causal = torch.ones(l, l, dtype=torch.bool).triu(1)
+        for mask, kind in [(pad, 1), (pad, 2), (causal.expand(b, h, l, l), 1)]:
+            c.add("aten::_native_multi_head_attention", x, x, x, e, h, *w, mask, True, True, kind, ref=mha)
+    # nn.TransformerEncoderLayer's fast path: post- and pre-norm, relu and gelu, with and without
+    # a key padding mask.
+    enc = lambda *a: torch.ops.aten._transformer_encoder_layer_fwd(*a)
+    for b, l, e, h, ffn, gelu, norm_first in [(2, 6, 8, 2, 16, False, False), (3, 9, 12, 4, 20, True, True)]:
+        pad = torch.zeros(b, l, dtype=torch.bool)
+        pad[1, l - 3:] = True
+        for mask, kind in [(None, None), (pad, 1)]:
+            c.add("aten::_transformer_encoder_layer_fwd", r(b, l, e), e, h, r(3 * e, e) * 0.3, r(3 * e), r(e, e) * 0.3,
+                  r(e), gelu, norm_first, 1e-5, r(e) + 1, r(e), r(e) + 1, r(e), r(ffn, e) * 0.3, r(ffn), r(e, ffn) * 0.3,
+                  r(e), mask, kind, ref=enc)
+    # nn.TransformerEncoder's nested tensors, kept padded by tvk with the mask as one more
+    # feature (src/ops/attention.cpp): torch's own nested ops give each expected value.
+    def nested_padded(t, mask):
+        keep = mask.bool()
+        data = torch._nested_tensor_from_mask(t, keep).to_padded_tensor(0.0, t.size())
+        return torch.cat([data, keep.float().unsqueeze(-1)], -1)
+    for b, l, e, lengths in [(2, 5, 3, [5, 2]), (3, 4, 8, [1, 4, 3])]:
+        keep = torch.tensor([[i < n for i in range(l)] for n in lengths])
+        t = r(b, l, e)
+        c.add("aten::_nested_tensor_from_mask", t, keep, True, ref=lambda x, m, _: nested_padded(x, m))
+        c.add("aten::_nested_tensor_from_mask_left_aligned", t, keep)
+        c.add("aten::_nested_tensor_from_mask_left_aligned", t, keep.flip(1))
+        for pad, size in [(0.0, None), (-1.5, [b + 1, l + 2, e])]:
+            c.add("aten::to_padded_tensor", nested_padded(t, keep), pad, size,
+                  ref=lambda x, p, s: torch._nested_tensor_from_mask(x[..., :-1], x[..., -1] != 0).to_padded_tensor(p, s))
     # Logical ops and reductions of masks.
     a, m = r(3, 4), torch.tensor([[True, False, True, False]])
     a[0, 0] = float("nan")

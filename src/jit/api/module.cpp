@@ -77,15 +77,51 @@ bool in_eval_mode(const ModuleState& state) {
   return training && training->isBool() && !training->toBool();
 }
 
-// The method as a graph, frozen on first use; nullptr when it must stay interpreted.
-std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& method) {
+// The inputs a frozen graph of `method` takes: those of parameters that default to None are
+// frozen as None (freeze_method) and left out.
+std::vector<IValue> graph_inputs(const ModuleState& state, const std::string& method, std::vector<IValue> inputs) {
+  const ClassInfo* cls = state.unit ? state.unit->find_class(state.root->type_name) : nullptr;
+  const FunctionDef* fn = cls ? cls->method(method) : nullptr;
+  if (fn == nullptr) return inputs;
+  std::vector<IValue> kept;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Param* p = i + 1 < fn->params.size() ? &fn->params[i + 1] : nullptr;
+    const bool frozen_none = p && p->default_value && p->default_value->is<ConstantExpr>() &&
+                             p->default_value->as<ConstantExpr>().type == ConstantExpr::Type::None;
+    if (!(frozen_none && inputs[i].isNone())) kept.push_back(std::move(inputs[i]));
+  }
+  return kept;
+}
+
+// The method as a graph, frozen on first use for its inputs' dtypes (code may ask them: a bool
+// padding mask, int64 token ids); nullptr when it must stay interpreted.
+std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& method,
+                                        const std::vector<IValue>& inputs) {
   if (!planned_execution_enabled()) return nullptr;
+  std::vector<std::optional<DType>> dtypes;
+  std::string key = method;  // "forward", or "forward#1:bool" for a bool second input
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const bool tensor = inputs[i].isTensor() && inputs[i].toTensor().defined();
+    dtypes.push_back(tensor ? std::optional<DType>(inputs[i].toTensor().dtype()) : std::nullopt);
+    if (tensor && inputs[i].toTensor().dtype() != DType::Float32)
+      key += detail::concat("#", i, ":", to_string(inputs[i].toTensor().dtype()));
+  }
+  // Arguments that default to None are frozen as None (freeze_method): a call that gives one
+  // runs interpreted.
+  if (const ClassInfo* cls = state.unit->find_class(state.root->type_name))
+    if (const FunctionDef* fn = cls->method(method))
+      for (size_t i = 0; i < inputs.size() && i + 1 < fn->params.size(); ++i) {
+        const Param& p = fn->params[i + 1];
+        if (!inputs[i].isNone() && p.default_value && p.default_value->is<ConstantExpr>() &&
+            p.default_value->as<ConstantExpr>().type == ConstantExpr::Type::None)
+          return nullptr;
+      }
   std::lock_guard<std::mutex> lock(state.graphs_mutex);
-  auto found = state.graphs.find(method);
+  auto found = state.graphs.find(key);
   if (found != state.graphs.end()) return found->second;
-  if (state.graph_failures.count(method)) return nullptr;
+  if (state.graph_failures.count(key)) return nullptr;
   if (!in_eval_mode(state)) {
-    state.graph_failures[method] = "the module is in training mode";
+    state.graph_failures[key] = "the module is in training mode";
     return nullptr;
   }
   // A second interpreter, so freezing never records calls other threads make meanwhile.
@@ -97,7 +133,7 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
   view.interpreter = std::make_unique<Interpreter>(*state.unit, state.device);
   view.interpreter->forbid_attribute_writes(true);
   try {
-    std::unique_ptr<Graph> graph = freeze_method(view, method);
+    std::unique_ptr<Graph> graph = freeze_method(view, method, dtypes);
     // On Vulkan, as optimize_for_mobile does: batch norms fold into the convolutions before
     // them, and convolutions and linear layers with constant weights pack them once, here, with
     // the clamps after them in their epilogues, instead of packing on every call. The packed
@@ -117,18 +153,18 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
       } catch (const OutOfMemoryError&) {
         throw;
       } catch (const Error&) {
-        graph = freeze_method(view, method);
+        graph = freeze_method(view, method, dtypes);
       }
     }
     fuse_add_into_packed_conv(*graph);
     fuse_cat_of_packed_convs(*graph);
-    return state.graphs[method] = std::make_shared<GraphExecutor>(std::shared_ptr<const Graph>(std::move(graph)));
+    return state.graphs[key] = std::make_shared<GraphExecutor>(std::shared_ptr<const Graph>(std::move(graph)));
   } catch (const LimitError&) {
     throw;  // this run's limit, not the method's: a later call may freeze it
   } catch (const OutOfMemoryError&) {
     throw;
   } catch (const Error& e) {
-    state.graph_failures[method] = e.what();
+    state.graph_failures[key] = e.what();
     return nullptr;
   }
 }
@@ -156,17 +192,17 @@ IValue Module::run_method_in_run(const std::string& method, std::vector<IValue> 
   auto frozen = state_->frozen_methods.find(method);
   if (frozen != state_->frozen_methods.end()) {
     check_inputs_for_vulkan_model(*state_, inputs);
-    return frozen->second->run(std::move(inputs));
+    return frozen->second->run(graph_inputs(*state_, method, std::move(inputs)));
   }
   // A module loaded for Vulkan moves CPU inputs in and CPU-bound outputs back, as the seed's
   // Java Module.load(path, Device.VULKAN) does.
   const bool back_to_cpu = state_->device != Device::CPU && has_cpu_tensor(inputs);
   // `tvk check` counts the calls the code makes: that is the interpreter's view. Bytecode has
   // no source for the freezer.
-  auto graph = state_->interpreter->recording_ops() || state_->bytecode ? nullptr : graph_of(*state_, method);
+  auto graph = state_->interpreter->recording_ops() || state_->bytecode ? nullptr : graph_of(*state_, method, inputs);
   if (graph) {
     if (state_->device == Device::CPU) check_inputs_for_vulkan_model(*state_, inputs);
-    return graph->run(std::move(inputs), state_->device, back_to_cpu);
+    return graph->run(graph_inputs(*state_, method, std::move(inputs)), state_->device, back_to_cpu);
   }
   if (state_->device != Device::CPU)
     for (IValue& v : inputs) v = to_device(v, state_->device);

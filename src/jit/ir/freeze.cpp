@@ -36,7 +36,8 @@ void set_eval_mode(ModuleState& state) {
   set_training(state.root, *state.unit, seen);
 }
 
-std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& method) {
+std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& method,
+                                     const std::vector<std::optional<DType>>& input_dtypes) {
   const ClassInfo* cls = state.unit->find_class(state.root->type_name);
   const FunctionDef* fn = cls ? cls->method(method) : nullptr;
   if (fn == nullptr) throw Error(detail::concat(state.root->type_name, " has no method '", method, "' to freeze"));
@@ -47,7 +48,26 @@ std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& meth
   args.emplace_back(state.root);
   for (size_t i = 1; i < fn->params.size(); ++i) {
     const Param& p = fn->params[i];
-    args.push_back(recorder.wrap(graph->add_input(p.name, annotation_type(p.annotation.get()))));
+    // An argument that defaults to None (a detection model's `targets`) is frozen as None, as
+    // inference calls leave it: the graph does not take it.
+    if (p.default_value && p.default_value->is<ConstantExpr>() &&
+        p.default_value->as<ConstantExpr>().type == ConstantExpr::Type::None) {
+      args.emplace_back();
+      continue;
+    }
+    Value* input = graph->add_input(p.name, annotation_type(p.annotation.get()));
+    if (i - 1 < input_dtypes.size()) input->dtype = input_dtypes[i - 1];
+    if (p.default_value && p.default_value->is<ConstantExpr>()) {  // a number, a string
+      const auto& c = p.default_value->as<ConstantExpr>();
+      switch (c.type) {
+        case ConstantExpr::Type::Bool: input->default_value = IValue(c.bool_value); break;
+        case ConstantExpr::Type::Int: input->default_value = IValue(c.int_value); break;
+        case ConstantExpr::Type::Float: input->default_value = IValue(c.float_value); break;
+        case ConstantExpr::Type::String: input->default_value = IValue(c.string_value); break;
+        default: break;
+      }
+    }
+    args.push_back(recorder.wrap(input));
   }
   Interpreter& interpreter = *state.interpreter;
   interpreter.attach(&recorder);

@@ -17,6 +17,10 @@ struct ModuleState;
 void set_eval_mode(ModuleState& state);
 
 // Throws tvk::Error naming the construct and source location the freezer cannot handle.
-std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& method);
+// `input_dtypes`, where given, are the dtypes of the method's tensor arguments (after self) that
+// the graph is frozen for: code asking an input's dtype (a bool padding mask, int64 token ids)
+// sees them. Without, inputs are taken as float32.
+std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& method,
+                                     const std::vector<std::optional<DType>>& input_dtypes = {});
 
 }  // namespace tvk::jit

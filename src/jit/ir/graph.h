@@ -6,6 +6,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ struct Value {
   ValueType type = ValueType::Any;
   std::string name;        // a readable name for the printer ("x", "input")
   Node* producer = nullptr;  // nullptr for graph inputs
+  // A tensor input's dtype where the graph was frozen for one (a module frozen on its first
+  // call): what prim::dtype of it gives while freezing. Unset: float32 is assumed.
+  std::optional<DType> dtype;
+  // A graph input's default (a constant the method's signature gives): a call may leave it out.
+  std::optional<IValue> default_value;
 };
 
 // An argument of a node: either a value of the graph or a constant folded in at build time.

@@ -1,5 +1,7 @@
 #include "jit/ir/graph_recorder.h"
 
+#include <set>
+
 namespace tvk::jit {
 
 namespace {
@@ -195,6 +197,29 @@ IValue GraphRecorder::emit_op(const ops::OpEntry& op, const Stack& bound, const 
   node->source = source;
   for (const IValue& a : bound) node->args.push_back(to_arg(a));
   for (const std::string& r : op.schema.returns) node->outputs.push_back(graph_.new_value(value_type_of_schema_return(r)));
+  // The dtype of a known-dtype input (a frozen-for bool mask) carries through the ops that only
+  // move its elements, so code asking it further on gets it too.
+  static const std::set<std::string> kKeepDtype = {
+      "aten::unsqueeze", "aten::squeeze", "aten::view",  "aten::reshape", "aten::expand",  "aten::contiguous",
+      "aten::transpose", "aten::permute", "aten::clone", "aten::slice",   "aten::select",  "aten::flatten",
+      "aten::to",        "aten::detach",  "aten::repeat",  "aten::bitwise_not"};
+  // Comparisons and logical ops make bool masks whatever their inputs.
+  static const std::set<std::string> kBoolResult = {
+      "aten::eq",          "aten::ne",          "aten::lt",          "aten::gt",        "aten::le",
+      "aten::ge",          "aten::logical_not", "aten::logical_and", "aten::logical_or", "aten::logical_xor",
+      "aten::isnan",       "aten::isinf",       "aten::isfinite"};
+  if (node->outputs.size() == 1 && kBoolResult.count(op.schema.name)) node->outputs[0]->dtype = DType::Bool;
+  // A number made a tensor keeps its kind (a traced size is int64).
+  if (node->outputs.size() == 1 && op.schema.name == "prim::NumToTensor" && !bound.empty()) {
+    const Value* in = value_of(bound[0]);
+    const ValueType t = in ? in->type : type_of(bound[0]);
+    if (t == ValueType::Int || t == ValueType::Bool) node->outputs[0]->dtype = DType::Int64;
+    else if (t == ValueType::Float) node->outputs[0]->dtype = DType::Float32;
+  }
+  if (node->outputs.size() == 1 && !bound.empty() && kKeepDtype.count(op.schema.name))
+    if (const Value* in = value_of(bound[0]); in && in->dtype && !(op.schema.name == "aten::to" && bound.size() > 1 &&
+                                                                    bound[1].isInt()))
+      node->outputs[0]->dtype = in->dtype;
   Node* n = append(std::move(node));
   if (n->outputs.empty()) return IValue();
   if (n->outputs.size() == 1) return wrap(n->outputs[0]);
@@ -327,6 +352,12 @@ IValue GraphRecorder::add_if_output(Node* if_node, const IValue& then_value, con
   const ValueType t = type_of(then_value), e = type_of(else_value);
   Value* out = graph_.new_value(t == e ? t : (t == ValueType::None ? e : (e == ValueType::None ? t : ValueType::Any)));
   out->producer = if_node;
+  // A dtype both branches agree on (or the one a branch that leaves None does not contradict).
+  const Value* tv = value_of(then_value);
+  const Value* ev = value_of(else_value);
+  const std::optional<DType> td = tv ? tv->dtype : std::nullopt, ed = ev ? ev->dtype : std::nullopt;
+  if (td && (td == ed || else_value.isNone())) out->dtype = td;
+  else if (ed && then_value.isNone()) out->dtype = ed;
   // Lists built for the outputs belong in their branch.
   enter(if_node->blocks[0].get());
   if_node->blocks[0]->outputs.push_back(to_arg(then_value));

@@ -533,6 +533,9 @@ void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IVa
 
 std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
   const auto& graph_inputs = graph_->inputs();
+  // Inputs left out take their defaults (a detection model's `targets=None`).
+  while (inputs.size() < graph_inputs.size() && graph_inputs[inputs.size()]->default_value)
+    inputs.push_back(*graph_inputs[inputs.size()]->default_value);
   if (inputs.size() != graph_inputs.size())
     throw Error(detail::concat("forward() takes ", graph_inputs.size(), " input(s), got ", inputs.size()));
   std::vector<IValue> env(graph_->value_count());

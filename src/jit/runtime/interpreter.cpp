@@ -10,6 +10,7 @@
 #include "core/int_math.h"
 #include "core/run_scope.h"
 #include "jit/runtime/builtins.h"
+#include "ops/shape_utils.h"
 
 namespace tvk::jit {
 
@@ -224,12 +225,22 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     *result = IValue(false);
     return true;
   }
+  // While freezing, every tensor's device is the CPU's, the module's weights included (see the
+  // input case below): a fast-path check that asks both the input's and the weights' devices
+  // (nn.TransformerEncoderLayer's) must see one answer.
+  if (recorder_ && path == "ops.prim.device" && args.size() == 1 && args[0].isTensor() &&
+      !GraphRecorder::value_of(args[0])) {
+    *result = IValue(Device::CPU);
+    return true;
+  }
   if (recorder_ && GraphRecorder::any_dynamic(args)) {
     // The dtype of an input tensor while freezing: float32, the only dtype Vulkan kernels
     // compute in, so what an optimized model is frozen for (nn.MultiheadAttention compares
     // its input's dtype with its weights' to choose its path).
     if (path == "ops.prim.dtype" && args.size() == 1 && is_tensor_like(args[0])) {
-      *result = IValue(int64_t{6});  // PyTorch's ScalarType code of float32
+      // An input the graph is frozen for gives its dtype (a bool mask, int64 token ids).
+      const Value* v = GraphRecorder::value_of(args[0]);
+      *result = IValue(v->dtype ? ops::dtype_code(*v->dtype) : int64_t{6});  // 6: float32's ScalarType code
       return true;
     }
     const std::string name = builtin_table_name(path);
@@ -266,6 +277,15 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     if ((name == "__is__" || name == "__isnot__") && args.size() == 2) {
       const Value* a = GraphRecorder::value_of(args[0]);
       const Value* b = GraphRecorder::value_of(args[1]);
+      // Except a branch's result, which one branch may leave None (nn.TransformerEncoder's
+      // padding mask for its layers): asked when the graph runs.
+      auto from_branch = [](const Value* v) {
+        return v && v->producer && v->producer->kind == NodeKind::If;
+      };
+      if ((from_branch(a) && args[1].isNone()) || (from_branch(b) && args[0].isNone())) {
+        *result = recorder_->emit_builtin(name, {args[0], args[1]}, to_string(loc));
+        return true;
+      }
       const bool same = (a || b) ? a == b : args[0].is(args[1]);
       *result = IValue(name == "__is__" ? same : !same);
       return true;
@@ -924,12 +944,33 @@ IValue Interpreter::eval_subscript(const SubscriptExpr& sub, Frame& frame) {
   fail_at(sub.loc, std::string("cannot index a ") + base.tag_name() + " with a " + index.tag_name());
 }
 
+IValue Interpreter::number_of_tensor(const IValue& v, const std::string& type, const SourceLocation& loc) {
+  if (const Value* d = GraphRecorder::value_of(v); recorder_ && d && d->type == ValueType::Tensor) {
+    // While freezing: the conversion as a node, by the tensor's dtype where it is known.
+    const bool integral = type == "int" || (type == "number" && d->dtype && *d->dtype != DType::Float32);
+    if (type == "number" && !d->dtype) return v;
+    return call_op(integral ? "aten::Int" : "aten::Float", {v}, {});
+  }
+  if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() != 0) return v;
+  const Tensor& t = v.toTensor();
+  if (type == "float" || (type == "number" && t.dtype() == DType::Float32)) return IValue(t.item());
+  return IValue(float_to_int(t.item(), to_string(loc).c_str()));
+}
+
 IValue Interpreter::eval_call(const CallExpr& call, Frame& frame) {
   // Type-taking builtins read their type argument as syntax, not as a value.
   if (call.func->is<NameExpr>()) {
     const std::string& fname = call.func->as<NameExpr>().id;
-    if ((fname == "annotate" || fname == "unchecked_cast") && call.args.size() == 2)
-      return eval(*call.args[1], frame);
+    if ((fname == "annotate" || fname == "unchecked_cast") && call.args.size() == 2) {
+      IValue v = eval(*call.args[1], frame);
+      // annotate(number, t): a traced graph's 0-D tensor (prim::NumToTensor of a size) where a
+      // number goes, which TorchScript converts implicitly.
+      const Expr& type = *call.args[0];
+      if (fname == "annotate" && type.is<NameExpr>() &&
+          (type.as<NameExpr>().id == "number" || type.as<NameExpr>().id == "int" || type.as<NameExpr>().id == "float"))
+        return number_of_tensor(v, type.as<NameExpr>().id, call.loc);
+      return v;
+    }
     if (fname == "uninitialized") return IValue();
     if (fname == "isinstance" && call.args.size() == 2) return IValue(matches_type(*call.args[1], eval(*call.args[0], frame)));
   }

@@ -83,6 +83,9 @@ class Interpreter {
   bool builtin(const std::string& path, Stack& args, const Kwargs& kwargs, IValue* result, const SourceLocation& loc);
   bool condition(const IValue& value, const SourceLocation& loc);
   Flow exec_dynamic_if(const IfStmt& s, const IValue& cond, Frame& frame, IValue& result);
+  // annotate(number|int|float, v): a 0-D tensor v as the number it holds (or, while freezing, a
+  // node converting it); other values unchanged.
+  IValue number_of_tensor(const IValue& v, const std::string& type, const SourceLocation& loc);
   Flow exec_range_for(const ForStmt& s, const Stack& bounds, Frame& frame, IValue& result);
   Flow exec_static_for(const ForStmt& s, const IValue& iter, Frame& frame, IValue& result);
   // Freezing a for loop whose length depends on the input (range of an input's size, a list of

@@ -290,6 +290,7 @@ std::string CodePrinter::print() {
                                                            : in->type == ValueType::Float ? "float"
                                                            : in->type == ValueType::Bool  ? "bool"
                                                                                           : "Any");
+      if (in->default_value) methods << "=" << constant(*in->default_value);
     }
     methods << ") -> " << type_of_output(g.outputs().at(0)) << ":\n";
     std::ostringstream body;
