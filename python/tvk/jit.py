@@ -54,7 +54,10 @@ def _convert_inputs(args, depth=0):
             t = a.detach()
             if t.device.type != "cpu":
                 t = t.cpu()
-            out.append(_tvk.from_dlpack_capsule(t.contiguous().__dlpack__()))
+            if str(t.dtype) == "torch.bool":  # DLPack has no bool in torch 1.x: through numpy
+                out.append(_tvk.from_numpy(t.contiguous().numpy()))
+            else:
+                out.append(_tvk.from_dlpack_capsule(t.contiguous().__dlpack__()))
         elif isinstance(a, (list, tuple)):
             inner, inner_kind = _convert_inputs(a, depth + 1)
             kind = kind or inner_kind
@@ -71,6 +74,8 @@ def _convert_outputs(value, kind):
         if kind == "torch":
             import torch
 
+            if value.dtype == "bool":  # DLPack has no bool in torch 1.x: through numpy
+                return torch.from_numpy(value.cpu().numpy())
             return torch.from_dlpack(value.cpu())
         return value
     if isinstance(value, tuple) and hasattr(value, "_fields"):

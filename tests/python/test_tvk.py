@@ -335,3 +335,33 @@ def test_nan_and_inf_pixels_give_what_torch_gives(mobilenet):
             assert torch.equal(torch.isnan(got), torch.isnan(expected)), (name, value)
             finite = torch.isfinite(expected)
             assert torch.equal(torch.isfinite(got), finite), (name, value)
+
+
+class _Encoder(torch.nn.Module):
+    """Token ids and a bool padding mask in, the encoding and the mask back out."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = torch.nn.Embedding(30, 16)
+        layer = torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, 1)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor):
+        return self.enc(self.tok(ids), src_key_padding_mask=mask), ~mask
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("vulkan", marks=needs_vulkan)])
+def test_token_ids_and_bool_masks_from_torch(tmp_path, device):
+    torch.manual_seed(0)
+    model = _Encoder().eval()
+    path = str(tmp_path / "encoder.pt")
+    torch.jit.save(torch.jit.script(model), path)
+    ids = torch.randint(1, 30, (2, 7))
+    mask = torch.zeros(2, 7, dtype=torch.bool)
+    mask[1, 4:] = True
+    with torch.no_grad():
+        expected, keep = model(ids, mask)
+    got, got_keep = tvk.jit.load(path, device=device)(ids, mask)
+    assert got.dtype == torch.float32 and got_keep.dtype == torch.bool
+    assert torch.equal(got_keep, keep)
+    assert rel_diff(got.numpy(), expected.numpy()) <= 1e-5
