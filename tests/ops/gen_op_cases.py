@@ -772,6 +772,12 @@ def generate(torch, c):
         causal = torch.ones(l, l, dtype=torch.bool).triu(1)
         for mask, kind in [(pad, 1), (pad, 2), (causal.expand(b, h, l, l), 1)]:
             c.add("aten::_native_multi_head_attention", x, x, x, e, h, *w, mask, True, True, kind, ref=mha)
+    # A sequence all padding: torch 1.13 gives NaN for it (softmax of nothing), the rest as usual.
+    x = r(2, 4, 8)
+    full = torch.zeros(2, 4, dtype=torch.bool)
+    full[1] = True
+    c.add("aten::_native_multi_head_attention", x, x, x, 8, 2, r(24, 8) * 0.3, r(24), r(8, 8) * 0.3, r(8), full, True,
+          True, 1, ref=mha)
     # nn.TransformerEncoderLayer's fast path: post- and pre-norm, relu and gelu, with and without
     # a key padding mask.
     enc = lambda *a: torch.ops.aten._transformer_encoder_layer_fwd(*a)
