@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct MobileOptimizerOptions {
   // Called with each step's name as it starts ("freezing forward", "packing weights", ...), for
   // progress displays; large models take seconds in freezing and packing.
   std::function<void(const std::string& step)> progress;
+  // The dtypes of forward's tensor arguments, where known (a bool padding mask, int64 token
+  // ids): code that asks an input's dtype is frozen for them. Unset ones are taken as float32.
+  std::vector<std::optional<DType>> input_dtypes;
 };
 
 // What the optimizer did, for `tvk optimize` and tests.

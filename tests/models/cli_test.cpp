@@ -11,6 +11,7 @@
 #include "io/npy.h"
 #include "model_support.h"
 #include "support/test_support.h"
+#include "support/torch_fixtures.h"
 
 using namespace tvk;
 
@@ -246,6 +247,41 @@ TEST(Cli, LimitsStopRunsWithOneLineNamingTheLimit) {
   }
   Result r = run_cli("run " + model + input + " --timeout 60 --max-memory 2G --max-steps 1000000");
   EXPECT_EQ(r.status, 0) << r.err;
+}
+
+// A model that takes a bool padding mask: `tvk optimize` freezes it for the dtypes of example
+// inputs (nn.MultiheadAttention checks the mask's), and the optimized file matches torch.
+TEST(Cli, OptimizeTakesExampleInputsForTheirDtypes) {
+  TVK_NEED_VULKAN();
+  const std::string dir = ::testing::TempDir() + "tvk_mask_input_" + std::to_string(getpid()) + "/";
+  std::filesystem::create_directories(dir);
+  const std::string script =
+      "import sys, numpy as np, torch\n"
+      "d = sys.argv[1]\n"
+      "torch.manual_seed(0)\n"
+      "class M(torch.nn.Module):\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "        self.a = torch.nn.MultiheadAttention(16, 4, batch_first=True)\n"
+      "    def forward(self, x, mask):\n"
+      "        return self.a(x, x, x, key_padding_mask=mask, need_weights=False)[0]\n"
+      "m = M().eval()\n"
+      "x = torch.randn(2, 6, 16)\n"
+      "mask = torch.zeros(2, 6, dtype=torch.bool)\n"
+      "mask[1, 3:] = True\n"
+      "torch.jit.save(torch.jit.script(m), d + 'm.pt')\n"
+      "np.save(d + 'x.npy', x.numpy()); np.save(d + 'mask.npy', mask.numpy())\n"
+      "with torch.no_grad(): np.save(d + 'y.npy', m(x, mask).numpy())\n";
+  ASSERT_EQ(testing_support::run_python(script, "mask_input", dir), 0);
+  const std::string inputs = " --input " + dir + "x.npy --input " + dir + "mask.npy";
+  Result r = run_cli("optimize " + dir + "m.pt -o " + dir + "opt.pt" + inputs);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* device : {"cpu", "vulkan"}) {
+    r = run_cli("run " + dir + "opt.pt --device " + device + inputs + " --output " + dir + "got.npy");
+    ASSERT_EQ(r.status, 0) << device << ": " << r.err;
+    EXPECT_LE(testing_support::relative_diff(io::read_npy(dir + "got.npy"), io::read_npy(dir + "y.npy")), 1e-5) << device;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, CorruptedBytesAnywhereNeverCrash) {

@@ -261,7 +261,7 @@ int cmd_check(int argc, char** argv) {
 }
 
 int cmd_optimize(int argc, char** argv) {
-  Args args(argc, argv, {"-o", "--output", "--backend", "--blocklist", "--preserve"}, {"--cpu-fallback"});
+  Args args(argc, argv, {"-o", "--output", "--backend", "--blocklist", "--preserve", "--input"}, {"--cpu-fallback"});
   apply_cpu_fallback(args);
   const std::string out = args.get("-o", args.get("--output", ""));
   if (out.empty()) throw tvk::Error("tvk optimize needs -o OUT");
@@ -274,6 +274,8 @@ int cmd_optimize(int argc, char** argv) {
     options.optimization_blocklist.insert(tvk::parse_mobile_optimizer_type(name));
   options.preserved_methods = split_commas(args.get("--preserve", ""));
   options.cpu_fallback = args.has("--cpu-fallback");
+  // Example inputs tell forward's input dtypes (a bool mask, int64 ids); their values are not used.
+  for (const std::string& path : args.all("--input")) options.input_dtypes.push_back(tvk::io::read_npy(path).dtype());
 
   // Progress on a terminal: big models take seconds to load, freeze and pack.
   const bool tty = isatty(fileno(stderr));
@@ -595,10 +597,11 @@ void usage() {
                "                            center-crop S x S (default 224), normalize (ImageNet's mean and std;\n"
                "                            0.5 for --channels 1); ImageNet-1k names for 1000 classes\n"
                "  optimize MODEL -o OUT [--backend vulkan|cpu] [--blocklist NAME,...] [--preserve METHOD,...]\n"
-               "           [--cpu-fallback]\n"
+               "           [--cpu-fallback] [--input x.npy ...]\n"
                "                            optimize_for_mobile: fold batch norms, pack weights for Vulkan, fuse\n"
                "                            activations, remove dropout, insert CPU<->Vulkan transfers (unless\n"
-               "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan\n"
+               "                            VULKAN_AUTOMATIC_GPU_TRANSFER is blocklisted); backend defaults to vulkan;\n"
+               "                            example --input files give forward's input dtypes (a bool mask, int64 ids)\n"
                "--cpu-fallback: ops without a Vulkan kernel run on the CPU (also TVK_CPU_FALLBACK=1); off, they fail\n"
                "--input-list: the inputs go to the model as one List[Tensor] (detection models take a list of images)\n"
                "--timeout SECONDS, --max-memory SIZE (512M, 4G), --max-steps N: limits on each run of the model's\n"

@@ -157,7 +157,8 @@ jit::Module optimize_in_run(const jit::Module& module, const MobileOptimizerOpti
   };
   for (const std::string& method : methods) {
     step("freezing", method);
-    std::unique_ptr<jit::Graph> graph = jit::freeze_method(work, method);
+    std::unique_ptr<jit::Graph> graph = jit::freeze_method(work, method, method == "forward" ? options.input_dtypes
+                                                                                      : std::vector<std::optional<DType>>{});
     const bool is_forward = method == "forward";
     if (is_forward) stats.ops_before = graph->op_histogram();
     // CPU-prepacked (XNNPACK) layers become plain ops first, so the Vulkan passes pack them.
