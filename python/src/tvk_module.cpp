@@ -471,9 +471,18 @@ PYBIND11_MODULE(_tvk, m) {
   m.def(
       "optimize_for_mobile",
       [](const tvk::jit::Module& module, const std::vector<int>& blocklist,
-         const std::vector<std::string>& preserved_methods, const std::string& backend, bool cpu_fallback) {
+         const std::vector<std::string>& preserved_methods, const std::string& backend, bool cpu_fallback,
+         const std::vector<std::optional<std::string>>& input_dtypes) {
         tvk::MobileOptimizerOptions options;
         options.cpu_fallback = cpu_fallback;
+        for (const auto& d : input_dtypes) {
+          std::optional<tvk::DType> dtype;
+          if (d == "float32") dtype = tvk::DType::Float32;
+          else if (d == "int64") dtype = tvk::DType::Int64;
+          else if (d == "bool") dtype = tvk::DType::Bool;
+          else if (d) throw tvk::Error("optimize_for_mobile: example input dtype '" + *d + "' is not float32, int64 or bool");
+          options.input_dtypes.push_back(dtype);
+        }
         std::string b = backend;
         for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (b == "vulkan") options.backend = tvk::MobileBackend::Vulkan;
@@ -488,5 +497,5 @@ PYBIND11_MODULE(_tvk, m) {
         return tvk::optimize_for_mobile(module, options);
       },
       py::arg("module"), py::arg("blocklist"), py::arg("preserved_methods"), py::arg("backend"),
-      py::arg("cpu_fallback") = false);
+      py::arg("cpu_fallback") = false, py::arg("input_dtypes") = std::vector<std::optional<std::string>>{});
 }

@@ -365,3 +365,29 @@ def test_token_ids_and_bool_masks_from_torch(tmp_path, device):
     assert got.dtype == torch.float32 and got_keep.dtype == torch.bool
     assert torch.equal(got_keep, keep)
     assert rel_diff(got.numpy(), expected.numpy()) <= 1e-5
+
+
+class _MaskedAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.MultiheadAttention(16, 4, batch_first=True)
+
+    def forward(self, x, mask):
+        return self.a(x, x, x, key_padding_mask=mask, need_weights=False)[0]
+
+
+@needs_vulkan
+def test_optimize_takes_example_inputs_for_their_dtypes():
+    torch.manual_seed(0)
+    model = _MaskedAttention().eval()
+    x = torch.randn(2, 6, 16)
+    mask = torch.zeros(2, 6, dtype=torch.bool)
+    mask[1, 3:] = True
+    with torch.no_grad():
+        expected = model(x, mask)
+    module = tvk.jit.load_torch(torch.jit.script(model))
+    optimized = optimize_for_mobile(module, backend="vulkan", example_inputs=[x, mask])
+    assert rel_diff(optimized(x, mask).numpy(), expected.numpy()) <= 1e-5
+    # Without them the mask is taken as float32, and the model's own dtype check raises.
+    with pytest.raises(tvk.Error, match="key_padding_mask"):
+        optimize_for_mobile(module, backend="vulkan")(x, mask)
