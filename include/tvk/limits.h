@@ -25,7 +25,7 @@ struct Limits {
   // Wall-clock seconds one run may take (a load, a method call, an optimize); 0: no limit.
   double timeout_s = 0;
   // Statements, loop iterations and graph nodes one run may execute. Real models take
-  // thousands; a hang in model code stops here within seconds (about 3 s on one 2020s core).
+  // thousands; a hang in model code stops here within seconds (docs/reliability.md).
   uint64_t max_steps = 10'000'000;
   // Host bytes that what model code creates may hold at once: CPU tensors, the archive's
   // inflated records, and large values (strings, lists) counted as they are made.

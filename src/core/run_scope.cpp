@@ -71,14 +71,23 @@ uint64_t parse_size(const std::string& text) {
   return value << shift;
 }
 
+void MemoryBudget::refuse(uint64_t nbytes, uint64_t before, const char* what) const {
+  throw OutOfMemoryError(detail::concat(what, " of ", nbytes, " bytes would take the model's host memory to ",
+                                        mib(before + nbytes), ", past its limit of ", mib(limit_),
+                                        " (Limits::max_memory, --max-memory)"));
+}
+
 void MemoryBudget::charge(uint64_t nbytes, const char* what) {
   const uint64_t before = used_.fetch_add(nbytes, std::memory_order_relaxed);
   if (nbytes > limit_ || before > limit_ - nbytes) {
     used_.fetch_sub(nbytes, std::memory_order_relaxed);
-    throw OutOfMemoryError(detail::concat(what, " of ", nbytes, " bytes would take the model's host memory to ",
-                                          mib(before + nbytes), ", past its limit of ", mib(limit_),
-                                          " (Limits::max_memory, --max-memory)"));
+    refuse(nbytes, before, what);
   }
+}
+
+void MemoryBudget::check_fits(uint64_t nbytes, const char* what) const {
+  const uint64_t used = used_.load(std::memory_order_relaxed);
+  if (nbytes > limit_ || used > limit_ - nbytes) refuse(nbytes, used, what);
 }
 
 std::shared_ptr<MemoryBudget> make_memory_budget(const Limits& limits) {

@@ -30,10 +30,14 @@ class MemoryBudget {
   // Throws tvk::OutOfMemoryError naming `what` when `nbytes` more would pass the limit.
   void charge(uint64_t nbytes, const char* what);
   void refund(uint64_t nbytes) { used_.fetch_sub(nbytes, std::memory_order_relaxed); }
+  // Throws as charge() would, charging nothing: whether `nbytes` more fit now (an archive record
+  // before it is inflated).
+  void check_fits(uint64_t nbytes, const char* what) const;
   uint64_t used() const { return used_.load(std::memory_order_relaxed); }
   uint64_t limit() const { return limit_; }
 
  private:
+  [[noreturn]] void refuse(uint64_t nbytes, uint64_t before, const char* what) const;
   std::atomic<uint64_t> used_{0};
   uint64_t limit_;
 };

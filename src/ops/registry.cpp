@@ -110,6 +110,12 @@ bool is_cpu_mask(const IValue& v) {
          v.toTensor().dtype() == DType::Bool;
 }
 
+// Argument i is a CPU scalar or mask that follows the other tensors' device (not the self an
+// in-place op writes).
+bool follows_other_device(const OpEntry& op, size_t i, const IValue& v) {
+  return is_cpu_scalar(v) || (is_cpu_mask(v) && !(i == 0 && op.mutates_self));
+}
+
 bool is_cpu_indices(const OpEntry& op, size_t i, const IValue& v) {
   if (i >= op.schema.arguments.size() || !v.isTensor() || !v.toTensor().defined()) return false;
   const std::string& name = op.schema.arguments[i].name;
@@ -129,7 +135,7 @@ Device dispatch_device(const OpEntry& op, const Stack& args) {
       cpu_scalars = true;
       continue;
     }
-    if (is_cpu_scalar(v) || (is_cpu_mask(v) && !(i == 0 && op.mutates_self))) cpu_scalars = true;
+    if (follows_other_device(op, i, v)) cpu_scalars = true;
     else if (v.isTensor()) note_device(v.toTensor(), found, op);
     else if (v.isList())
       for (const IValue& e : v.toList())
@@ -312,8 +318,7 @@ IValue call(const OpEntry& op, Stack args) {
         args[i] = IValue(call("aten::to.dtype", {args[i], IValue(int64_t{6}), IValue(false), IValue(false), IValue()})
                              .toTensor());
       if (is_cpu_indices(op, i, args[i])) continue;  // read on the host
-      if (is_cpu_scalar(args[i]) || (is_cpu_mask(args[i]) && !(i == 0 && op.mutates_self)))
-        args[i] = IValue(args[i].toTensor().to(device));
+      if (follows_other_device(op, i, args[i])) args[i] = IValue(args[i].toTensor().to(device));
     }
   }
   // A Vulkan kernel may lack a case (a dtype it does not convert, an int64 self of an in-place

@@ -79,17 +79,21 @@ bool in_eval_mode(const ModuleState& state) {
 
 // The inputs a frozen graph of `method` takes: those of parameters that default to None are
 // frozen as None (freeze_method) and left out.
-std::vector<IValue> graph_inputs(const ModuleState& state, const std::string& method, std::vector<IValue> inputs) {
+const FunctionDef* method_def(const ModuleState& state, const std::string& method) {
   const ClassInfo* cls = state.unit ? state.unit->find_class(state.root->type_name) : nullptr;
-  const FunctionDef* fn = cls ? cls->method(method) : nullptr;
-  if (fn == nullptr) return inputs;
+  return cls ? cls->method(method) : nullptr;
+}
+
+// Whether input i of `fn` (after self) is one the frozen graph does not take.
+bool frozen_as_none_at(const FunctionDef* fn, size_t i) {
+  return fn && i + 1 < fn->params.size() && frozen_as_none(fn->params[i + 1]);
+}
+
+std::vector<IValue> graph_inputs(const ModuleState& state, const std::string& method, std::vector<IValue> inputs) {
+  const FunctionDef* fn = method_def(state, method);
   std::vector<IValue> kept;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Param* p = i + 1 < fn->params.size() ? &fn->params[i + 1] : nullptr;
-    const bool frozen_none = p && p->default_value && p->default_value->is<ConstantExpr>() &&
-                             p->default_value->as<ConstantExpr>().type == ConstantExpr::Type::None;
-    if (!(frozen_none && inputs[i].isNone())) kept.push_back(std::move(inputs[i]));
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!(frozen_as_none_at(fn, i) && inputs[i].isNone())) kept.push_back(std::move(inputs[i]));
   return kept;
 }
 
@@ -108,14 +112,9 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
   }
   // Arguments that default to None are frozen as None (freeze_method): a call that gives one
   // runs interpreted.
-  if (const ClassInfo* cls = state.unit->find_class(state.root->type_name))
-    if (const FunctionDef* fn = cls->method(method))
-      for (size_t i = 0; i < inputs.size() && i + 1 < fn->params.size(); ++i) {
-        const Param& p = fn->params[i + 1];
-        if (!inputs[i].isNone() && p.default_value && p.default_value->is<ConstantExpr>() &&
-            p.default_value->as<ConstantExpr>().type == ConstantExpr::Type::None)
-          return nullptr;
-      }
+  const FunctionDef* fn = method_def(state, method);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (frozen_as_none_at(fn, i) && !inputs[i].isNone()) return nullptr;
   std::lock_guard<std::mutex> lock(state.graphs_mutex);
   auto found = state.graphs.find(key);
   if (found != state.graphs.end()) return found->second;

@@ -36,6 +36,11 @@ void set_eval_mode(ModuleState& state) {
   set_training(state.root, *state.unit, seen);
 }
 
+bool frozen_as_none(const Param& p) {
+  return p.default_value && p.default_value->is<ConstantExpr>() &&
+         p.default_value->as<ConstantExpr>().type == ConstantExpr::Type::None;
+}
+
 std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& method,
                                      const std::vector<std::optional<DType>>& input_dtypes) {
   const ClassInfo* cls = state.unit->find_class(state.root->type_name);
@@ -48,10 +53,7 @@ std::unique_ptr<Graph> freeze_method(ModuleState& state, const std::string& meth
   args.emplace_back(state.root);
   for (size_t i = 1; i < fn->params.size(); ++i) {
     const Param& p = fn->params[i];
-    // An argument that defaults to None (a detection model's `targets`) is frozen as None, as
-    // inference calls leave it: the graph does not take it.
-    if (p.default_value && p.default_value->is<ConstantExpr>() &&
-        p.default_value->as<ConstantExpr>().type == ConstantExpr::Type::None) {
+    if (frozen_as_none(p)) {
       args.emplace_back();
       continue;
     }

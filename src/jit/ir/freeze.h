@@ -12,9 +12,14 @@
 namespace tvk::jit {
 
 struct ModuleState;
+struct Param;
 
 // Sets `training` to False on the module and every submodule (torch's module.eval()).
 void set_eval_mode(ModuleState& state);
+
+// A parameter that defaults to None (a detection model's `targets`): the freezer freezes it as
+// None, as inference calls leave it, and the graph does not take it.
+bool frozen_as_none(const Param& p);
 
 // Throws tvk::Error naming the construct and source location the freezer cannot handle.
 // `input_dtypes`, where given, are the dtypes of the method's tensor arguments (after self) that

@@ -951,10 +951,10 @@ IValue Interpreter::number_of_tensor(const IValue& v, const std::string& type, c
     if (type == "number" && !d->dtype) return v;
     return call_op(integral ? "aten::Int" : "aten::Float", {v}, {});
   }
-  if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() != 0) return v;
-  const Tensor& t = v.toTensor();
-  if (type == "float" || (type == "number" && t.dtype() == DType::Float32)) return IValue(t.item());
-  return IValue(float_to_int(t.item(), to_string(loc).c_str()));
+  if (type == "number" || !v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() != 0)
+    return number_of_0d_tensor(v);
+  const double x = v.toTensor().item();
+  return type == "float" ? IValue(x) : IValue(float_to_int(x, to_string(loc).c_str()));
 }
 
 IValue Interpreter::eval_call(const CallExpr& call, Frame& frame) {

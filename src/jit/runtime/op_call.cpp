@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/int_math.h"
+
 namespace tvk::jit {
 
 namespace {
@@ -116,6 +118,13 @@ bool value_matches_type_exactly(const std::string& schema_type, const IValue& v)
   return value_matches_type(schema_type, v);
 }
 
+IValue number_of_0d_tensor(const IValue& v) {
+  if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() != 0) return v;
+  const Tensor& t = v.toTensor();
+  if (t.dtype() == DType::Float32) return IValue(t.item());
+  return IValue(float_to_int(t.item(), "a 0-D tensor used as an int"));
+}
+
 const ops::OpEntry* resolve_overload(const std::string& name, const Stack& args, const Kwargs& kwargs, Stack* bound,
                                      TypeMatcher matches, TypeMatcher exact) {
   const auto overloads = ops::Registry::global().overloads(name);
@@ -133,11 +142,7 @@ const ops::OpEntry* resolve_overload(const std::string& name, const Stack& args,
   }
   // A traced graph passes 0-D tensors where numbers go (torch.arange(x.size(1)) records the size
   // as a tensor): TorchScript converts them implicitly, and so does this last try.
-  auto as_number = [](const IValue& v) {
-    if (!v.isTensor() || !v.toTensor().defined() || v.toTensor().dim() != 0) return v;
-    const Tensor& t = v.toTensor();
-    return t.dtype() == DType::Float32 ? IValue(t.item()) : IValue(static_cast<int64_t>(t.item()));
-  };
+  const auto as_number = number_of_0d_tensor;
   Stack numbers;
   bool converted = false;
   for (const IValue& a : args) {

@@ -30,6 +30,10 @@ bool bind_arguments(const ops::OpEntry& op, const Stack& args, const Kwargs& kwa
 // parameter, nor a bool an int or float one (then value_matches_type).
 bool value_matches_type_exactly(const std::string& schema_type, const IValue& value);
 
+// A 0-D tensor as the number it holds (float32 as a float, int64 and bool as an int), as
+// TorchScript converts one where a number goes (a traced graph's sizes); other values unchanged.
+IValue number_of_0d_tensor(const IValue& v);
+
 // Picks the overload of `name` ("aten::add") that accepts the arguments: the first whose
 // parameters take them as they are (`exact`), else the first that takes them with conversions
 // (`matches`), as TorchScript prefers torch.tensor(3) as tensor.int over tensor.float. nullptr

@@ -264,10 +264,7 @@ std::vector<uint8_t> ZipReader::read(const std::string& record) const {
   const std::string what = detail::concat("record '", record, "'");
   const uint64_t data = data_offset(e, what);
   // Inside a run (loading a model), the record must fit the run's host memory budget now.
-  if (MemoryBudget* budget = RunScope::memory()) {
-    budget->charge(e.size, ("inflating " + what).c_str());
-    budget->refund(e.size);
-  }
+  if (const MemoryBudget* budget = RunScope::memory()) budget->check_fits(e.size, ("inflating " + what).c_str());
   return decode(name_, what, e.method, e.size, e.crc32, bytes_.data() + data, e.compressed_size, data);
 }
 
