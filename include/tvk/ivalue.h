@@ -98,6 +98,22 @@ using Stack = std::vector<IValue>;
 // `v` with every tensor in it (through nested lists and tuples) moved to `device`.
 IValue to_device(const IValue& v, Device device);
 
+// Bounds a recursive walk over a value a model returned (printing it, converting it for Python
+// or Java): its nesting, since each level is a native frame, and its size, since a list shared n
+// times over holds 2^n paths though model code makes it in n steps. enter() throws tvk::Error
+// naming `what` past either bound.
+class ValueWalk {
+ public:
+  static constexpr int kMaxDepth = 64;
+  static constexpr uint64_t kMaxVisits = uint64_t{1} << 22;
+  explicit ValueWalk(std::string what) : what_(std::move(what)) {}
+  void enter(int depth);
+
+ private:
+  std::string what_;
+  uint64_t visits_ = 0;
+};
+
 // Equality of keys and values as TorchScript's == on ints, floats, bools, strings and None.
 bool ivalue_equal(const IValue& a, const IValue& b);
 

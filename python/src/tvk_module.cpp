@@ -213,8 +213,8 @@ IValue to_ivalue(py::handle h, int depth = 0) {
                               " to tvk (tensors, numbers, strings, None, lists and tuples can be passed)");
 }
 
-py::object from_ivalue(const IValue& v, int depth = 0) {
-  check_nesting(depth);
+py::object from_ivalue(const IValue& v, tvk::ValueWalk& walk, int depth) {
+  walk.enter(depth);
   switch (v.tag()) {
     case IValue::Tag::None: return py::none();
     case IValue::Tag::Tensor: return py::cast(v.toTensor());
@@ -225,18 +225,19 @@ py::object from_ivalue(const IValue& v, int depth = 0) {
     case IValue::Tag::Device: return py::str(tvk::to_string(v.toDevice()));
     case IValue::Tag::List: {
       py::list out;
-      for (const IValue& e : v.toList()) out.append(from_ivalue(e, depth + 1));
+      for (const IValue& e : v.toList()) out.append(from_ivalue(e, walk, depth + 1));
       return out;
     }
     case IValue::Tag::Tuple: {
       const tvk::List& items = v.toTuple();
       py::tuple out(items.size());
-      for (size_t i = 0; i < items.size(); ++i) out[i] = from_ivalue(items[i], depth + 1);
+      for (size_t i = 0; i < items.size(); ++i) out[i] = from_ivalue(items[i], walk, depth + 1);
       return out;
     }
     case IValue::Tag::Dict: {
       py::dict out;
-      for (const auto& [key, value] : v.toDict()->items) out[from_ivalue(key, depth + 1)] = from_ivalue(value, depth + 1);
+      for (const auto& [key, value] : v.toDict()->items)
+        out[from_ivalue(key, walk, depth + 1)] = from_ivalue(value, walk, depth + 1);
       return out;
     }
     case IValue::Tag::Object: {
@@ -246,7 +247,7 @@ py::object from_ivalue(const IValue& v, int depth = 0) {
         py::list names, values;
         for (const auto& [field, value] : obj->attributes) {
           names.append(field);
-          values.append(from_ivalue(value, depth + 1));
+          values.append(from_ivalue(value, walk, depth + 1));
         }
         return py::make_tuple(py::str("__named_tuple__"), obj->type_name, names, values);
       }
@@ -254,6 +255,12 @@ py::object from_ivalue(const IValue& v, int depth = 0) {
     }
   }
   return py::none();
+}
+
+// A value a run returned, as Python objects.
+py::object from_ivalue(const IValue& v) {
+  tvk::ValueWalk walk("converting the result to Python");
+  return from_ivalue(v, walk, 0);
 }
 
 std::vector<IValue> to_stack(const py::args& args) {

@@ -161,10 +161,17 @@ bool IValue::is(const IValue& o) const {
   }
 }
 
+void ValueWalk::enter(int depth) {
+  if (depth > kMaxDepth) throw Error(detail::concat(what_, ": the value nests more than ", kMaxDepth, " levels deep"));
+  if (++visits_ > kMaxVisits)
+    throw Error(detail::concat(what_, ": the value holds more than ", kMaxVisits,
+                               " elements, counting each shared list once per place it appears"));
+}
+
 IValue to_device(const IValue& v, Device device) {
   if (v.isTensor()) return v.toTensor().defined() ? IValue(v.toTensor().to(device)) : v;
+  if (v.isList() || v.isTuple() || v.isDict() || v.isObject()) RunScope::visit("a nested value");
   if (v.isList() || v.isTuple()) {
-    RunScope::check_stack("a nested value");
     List items;
     for (const IValue& e : v.toList()) items.push_back(to_device(e, device));
     return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
@@ -194,7 +201,7 @@ bool ivalue_equal(const IValue& a, const IValue& b) {
     const List& x = a.toList();
     const List& y = b.toList();
     if (x.size() != y.size()) return false;
-    RunScope::check_stack("comparing nested values");
+    RunScope::visit("comparing nested values");
     for (size_t i = 0; i < x.size(); ++i)
       if (!ivalue_equal(x[i], y[i])) return false;
     return true;
@@ -218,7 +225,7 @@ std::string IValue::repr() const {
     case Tag::String: out << '\'' << std::get<std::string>(v_) << '\''; break;
     case Tag::List:
     case Tag::Tuple: {
-      RunScope::check_stack("printing a nested value");
+      RunScope::visit("printing a nested value");
       out << (isList() ? '[' : '(');
       const List& items = toList();
       for (size_t i = 0; i < items.size(); ++i) out << (i ? ", " : "") << items[i].repr();

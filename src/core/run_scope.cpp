@@ -144,6 +144,12 @@ void RunScope::check_stack(const char* what) {
     throw LimitError(detail::concat(what, " nests too deeply for this thread's stack"));
 }
 
+void RunScope::visit(const char* what) {
+  check_stack(what);
+  if (RunScope* run = t_current; run != nullptr && !run->step())
+    throw LimitError(detail::concat(what, ": ", run->why_));
+}
+
 void RunScope::charge_value(uint64_t nbytes, const char* what) {
   RunScope* run = t_current;
   if (run == nullptr || nbytes < kFreeValueBytes) return;

@@ -75,6 +75,10 @@ class RunScope {
   // kStackBudget, or, outside runs, within kStackReserve / 4 of the thread's end.
   static void check_stack(const char* what);
 
+  // check_stack, and one step of the run: for walks over nested values, whose work a shared
+  // list can make exponential in the steps that built it (`a = [a, a]` in a loop).
+  static void visit(const char* what);
+
   // Values model code makes in bulk (a repeated list, a joined string, a range): `nbytes` counts
   // toward the run's memory limit with what its storage holds, for the rest of the run. Throws
   // tvk::OutOfMemoryError naming `what` past the limit. Values under kFreeValueBytes are not

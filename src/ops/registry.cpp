@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "core/run_scope.h"
 #include "core/storage.h"
 
 namespace tvk {
@@ -208,6 +209,7 @@ IValue move_tensors(const IValue& v, Device device, bool floats_only = false) {
     return IValue(t.to(device));
   }
   if (v.isList() || v.isTuple()) {
+    RunScope::visit("moving a nested value's tensors");
     List items;
     items.reserve(v.toList().size());
     for (const IValue& e : v.toList()) items.push_back(move_tensors(e, device, floats_only));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <thread>
@@ -219,6 +220,51 @@ TEST(Sandbox, DeeplyNestedValuesNeverOverflowTheStack) {
   const std::string compare = error_of<LimitError>([&] { run_forward(build + "    m = [0]\n    return l == l\n"); });
   EXPECT_NE(compare.find("nests too deeply"), std::string::npos) << compare;
   error_of<LimitError>([&] { run_forward(build + "    return str(l)\n"); });
+  expect_process_usable();
+}
+
+// A list shared 40 times over (`a = [a, a]`) holds 2^40 paths though made in 40 steps: every
+// walk over it (comparing, printing, moving its tensors, the graph recorder's search for traced
+// values) counts toward the run's steps and ends in a LimitError, on both devices; a caller's
+// walk over a value like it (a front end's conversion) is bounded by ValueWalk.
+TEST(Sandbox, SharedListsCannotMakeWalksExponential) {
+  const std::string build = "    a = [torch.ones([1])]\n    for i in range(40):\n      a = [a, a]\n";
+  Limits limits;
+  limits.max_steps = 200000;
+  for (Device device : {Device::CPU, Device::Vulkan}) {
+    if (device == Device::Vulkan && !is_vulkan_available()) continue;
+    // Comparing and printing walk it: a LimitError. Taking identity or length does not; returning
+    // it may (moving the outputs' tensors). All end within the limit, in seconds.
+    for (const std::string use : {"a == [a[0], a[1]]", "str(a)", "a[0] is a[1]", "len(a)", "a"}) {
+      const bool walks = use == "a == [a[0], a[1]]" || use == "str(a)";
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        run_forward(build + "    return " + use + "\n", limits, device);
+        EXPECT_FALSE(walks) << use << " gave a result";
+      } catch (const LimitError& e) {
+        EXPECT_TRUE(use == "a" || walks) << use << ": " << e.what();
+        EXPECT_NE(std::string(e.what()).find("200000 steps"), std::string::npos) << e.what();
+      }
+      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20)) << use;
+    }
+  }
+  IValue shared = IValue::list({IValue(ones({1}))});
+  for (int i = 0; i < 40; ++i) shared = IValue::list({shared, shared});
+  {
+    ValueWalk walk("walking the result");
+    std::function<void(const IValue&, int)> visit = [&](const IValue& v, int depth) {
+      walk.enter(depth);
+      if (v.isList())
+        for (const IValue& e : v.toList()) visit(e, depth + 1);
+    };
+    const std::string walked = error_of<Error>([&] { visit(shared, 0); });
+    EXPECT_NE(walked.find("walking the result: the value holds more than"), std::string::npos) << walked;
+  }
+  const std::string nested = error_of<Error>([&] {
+    ValueWalk walk("walking");
+    for (int depth = 0; depth < 100; ++depth) walk.enter(depth);
+  });
+  EXPECT_NE(nested.find("nests more than 64 levels"), std::string::npos) << nested;
   expect_process_usable();
 }
 
@@ -443,9 +489,11 @@ TEST(Sandbox, VulkanModulesMeetTheSameLimits) {
     run_forward("    n = 0\n    while True:\n      n += 1\n    return n\n", limits, Device::Vulkan);
   });
   EXPECT_NE(loop.find("100000 steps"), std::string::npos) << loop;
-  const std::string build = "    l = [0]\n    for i in range(100000):\n      l = [l]\n";
+  const std::string build = "    l = [0]\n    for i in range(200000):\n      l = [l]\n";
   EXPECT_EQ(run_forward(build + "    return 1\n", {}, Device::Vulkan).toInt(), 1);
-  error_of<LimitError>([&] { run_forward(build + "    return l == l\n", {}, Device::Vulkan); });
+  const std::string compare =
+      error_of<LimitError>([&] { run_forward(build + "    m = [0]\n    return l == l\n", {}, Device::Vulkan); });
+  EXPECT_NE(compare.find("nests too deeply"), std::string::npos) << compare;
   const IValue sum = run_forward("    x = torch.ones([3]) * 2.0\n    return x.sum()\n", {}, Device::Vulkan);
   EXPECT_EQ(sum.toTensor().cpu().item(), 6.0);
   const std::string huge =

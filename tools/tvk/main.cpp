@@ -79,25 +79,31 @@ int cmd_ops() {
 // Tensors of an output value, flattened in order from nested tuples, lists, NamedTuples and
 // dicts (one output per field or key; None fields have none). `names` gets each tensor's path, e.g.
 // "logits" for a NamedTuple field, "1" for a tuple's second element, "" for a lone tensor.
-void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::vector<std::string>* names = nullptr,
-                     const std::string& path = "") {
+void flatten_into(const tvk::IValue& v, tvk::ValueWalk& walk, int depth, std::vector<tvk::Tensor>& out,
+                  std::vector<std::string>* names, const std::string& path) {
+  walk.enter(depth);
   auto join = [&](const std::string& part) { return path.empty() ? part : path + "." + part; };
   if (v.isTensor()) {
     out.push_back(v.toTensor());
     if (names) names->push_back(path);
   } else if (v.isList() || v.isTuple()) {
     const auto& items = v.toList();
-    for (size_t i = 0; i < items.size(); ++i) flatten_outputs(items[i], out, names, join(std::to_string(i)));
+    for (size_t i = 0; i < items.size(); ++i) flatten_into(items[i], walk, depth + 1, out, names, join(std::to_string(i)));
   } else if (v.isObject() && v.toObject()->named_tuple) {
-    for (const auto& [field, value] : v.toObject()->attributes) flatten_outputs(value, out, names, join(field));
+    for (const auto& [field, value] : v.toObject()->attributes) flatten_into(value, walk, depth + 1, out, names, join(field));
   } else if (v.isDict()) {
     // In insertion order, named by key (segmentation models return {"out": ..., "aux": ...}).
     for (const auto& [key, value] : v.toDict()->items)
-      flatten_outputs(value, out, names,
-                      join(key.isString() ? key.toStringRef() : key.isInt() ? std::to_string(key.toInt()) : key.tag_name()));
+      flatten_into(value, walk, depth + 1, out, names,
+                   join(key.isString() ? key.toStringRef() : key.isInt() ? std::to_string(key.toInt()) : key.tag_name()));
   } else if (!v.isNone()) {
     throw tvk::Error(std::string("the model returned a ") + v.tag_name() + ", which has no .npy form");
   }
+}
+
+void flatten_outputs(const tvk::IValue& v, std::vector<tvk::Tensor>& out, std::vector<std::string>* names = nullptr) {
+  tvk::ValueWalk walk("reading the model's outputs");
+  flatten_into(v, walk, 0, out, names, "");
 }
 
 // --input-list: the input tensors go to the model as one List[Tensor] (torchvision's detection

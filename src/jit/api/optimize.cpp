@@ -25,7 +25,7 @@ const char* kTypeNames[] = {"CONV_BN_FUSION",           "INSERT_FOLD_PREPACK_OPS
 // A deep copy of the object graph (objects, lists, dicts); tensors are shared, since no pass
 // writes into a tensor it did not make.
 IValue clone_values(const IValue& v, std::map<const void*, IValue>& copies) {
-  RunScope::check_stack("copying a nested value");
+  RunScope::visit("copying a nested value");
   if (v.isObject() && !v.toObject()->payload) {
     auto it = copies.find(v.toObject().get());
     if (it != copies.end()) return it->second;

@@ -1,6 +1,9 @@
 #include "jit/ir/graph_recorder.h"
 
 #include <set>
+#include <unordered_set>
+
+#include "core/run_scope.h"
 
 namespace tvk::jit {
 
@@ -83,17 +86,27 @@ Value* GraphRecorder::value_of(const IValue& v) {
   return static_cast<const DynamicValue&>(*v.toObject()->payload).value;
 }
 
+// Iterative, and each container is looked at once: model code can nest values deeper than the
+// stack allows, and `a = [a, a]` in a loop makes a value whose tree is exponential in its size.
 bool GraphRecorder::is_dynamic(const IValue& v) {
-  if (value_of(v)) return true;
-  if (v.isList() || v.isTuple())
-    for (const IValue& e : v.toList())
-      if (is_dynamic(e)) return true;
-  if (v.isObject() && v.toObject()->named_tuple)
-    for (const auto& field : v.toObject()->attributes)
-      if (is_dynamic(field.second)) return true;
-  if (v.isDict())
-    for (const auto& item : v.toDict()->items)
-      if (is_dynamic(item.second)) return true;
+  std::vector<const IValue*> pending{&v};
+  std::unordered_set<const void*> seen;
+  while (!pending.empty()) {
+    const IValue& x = *pending.back();
+    pending.pop_back();
+    if (value_of(x)) return true;
+    if (x.isList() || x.isTuple()) {
+      const List& items = x.toList();
+      if (seen.insert(&items).second)
+        for (const IValue& e : items) pending.push_back(&e);
+    } else if (x.isObject() && x.toObject()->named_tuple) {
+      if (seen.insert(x.toObject().get()).second)
+        for (const auto& field : x.toObject()->attributes) pending.push_back(&field.second);
+    } else if (x.isDict()) {
+      if (seen.insert(x.toDict().get()).second)
+        for (const auto& item : x.toDict()->items) pending.push_back(&item.second);
+    }
+  }
   return false;
 }
 
@@ -154,6 +167,7 @@ Node* GraphRecorder::append(std::unique_ptr<Node> node) { return graph_.append(s
 Arg GraphRecorder::to_arg(const IValue& v) {
   if (Value* d = value_of(v)) return Arg::of(d);
   if ((v.isList() || v.isTuple()) && is_dynamic(v)) {
+    RunScope::visit("a nested value");
     auto node = std::make_unique<Node>();
     node->kind = v.isList() ? NodeKind::ListConstruct : NodeKind::TupleConstruct;
     for (const IValue& e : v.toList()) node->args.push_back(to_arg(e));

@@ -541,7 +541,7 @@ std::string python_str(const IValue& v) {
   if (v.isString()) return v.toStringRef();
   if (v.isDouble()) return format_double(v.toDouble());
   if (v.isList() || v.isTuple()) {
-    RunScope::check_stack("str() of a nested value");
+    RunScope::visit("str() of a nested value");
     std::string s = v.isList() ? "[" : "(";
     const List& items = v.toList();
     for (size_t i = 0; i < items.size(); ++i) {

@@ -34,10 +34,13 @@ void for_each_tensor(const IValue& v, const std::function<void(const Tensor&)>& 
   if (v.isTensor()) {
     if (v.toTensor().defined()) fn(v.toTensor());
   } else if (v.isList() || v.isTuple()) {
+    RunScope::visit("a nested value");
     for (const IValue& e : v.toList()) for_each_tensor(e, fn);
   } else if (v.isObject() && v.toObject()->named_tuple) {
+    RunScope::visit("a nested value");
     for (const auto& field : v.toObject()->attributes) for_each_tensor(field.second, fn);
   } else if (v.isDict()) {
+    RunScope::visit("a nested value");
     for (const auto& item : v.toDict()->items) for_each_tensor(item.second, fn);
   }
 }
@@ -53,9 +56,11 @@ Stack arguments_of(const Node& node, const std::vector<IValue>& env) {
 bool is_vulkan(const IValue& v) {
   if (v.isTensor()) return v.toTensor().defined() && v.toTensor().device() == Device::Vulkan;
   if (v.isDevice()) return v.toDevice() == Device::Vulkan;
-  if (v.isList() || v.isTuple())
+  if (v.isList() || v.isTuple()) {
+    RunScope::visit("a nested value");
     for (const IValue& e : v.toList())
       if (is_vulkan(e)) return true;
+  }
   return false;
 }
 
@@ -138,11 +143,13 @@ IValue materialize(const IValue& v, const std::set<const Storage*>& to_cpu, bool
     return IValue(t.clone());  // a device copy outside the arena
   }
   if (v.isList() || v.isTuple()) {
+    RunScope::visit("a nested output");
     List items;
     for (const IValue& e : v.toList()) items.push_back(materialize(e, to_cpu, all_to_cpu, downloads));
     return v.isList() ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
   }
   if (v.isObject() && v.toObject()->named_tuple) {
+    RunScope::visit("a nested output");
     auto fields = std::make_shared<Object>(*v.toObject());
     for (auto& field : fields->attributes) field.second = materialize(field.second, to_cpu, all_to_cpu, downloads);
     return IValue(std::move(fields));

@@ -47,7 +47,7 @@ uint64_t range_length(int64_t lo, int64_t hi, int64_t step) {
 }
 
 bool contains_tensor(const Stack& args) {
-  RunScope::check_stack("a nested value");
+  RunScope::visit("a nested value");
   for (const IValue& a : args) {
     if (a.isTensor()) return true;
     if ((a.isList() || a.isTuple()) && contains_tensor(a.toList())) return true;
@@ -797,7 +797,7 @@ IValue Interpreter::eval(const Expr& expr, Frame& frame) {
       if (u.op == UnaryOp::Not) return IValue(!truthy(v));
       if (u.op == UnaryOp::Pos) return v;
       if (u.op == UnaryOp::Neg) {
-        if (v.isInt()) return IValue(-v.toInt());
+        if (v.isInt()) return IValue(wrapping_negate(v.toInt()));
         if (v.isDouble()) return IValue(-v.toDouble());
         return call_op("aten::neg", {v}, {});
       }
@@ -1093,6 +1093,7 @@ bool Interpreter::matches_type(const Expr& type, const IValue& v) {
     if (n == "Optional") return v.isNone() || matches_type(*s.indices[0], v);
     if (n == "List") {
       if (!v.isList()) return false;
+      RunScope::visit("checking a nested value's type");
       for (const IValue& e : v.toList())
         if (!matches_type(*s.indices[0], e)) return false;
       return true;

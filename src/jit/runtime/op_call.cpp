@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/int_math.h"
+#include "core/run_scope.h"
 
 namespace tvk::jit {
 
@@ -36,6 +37,7 @@ bool value_matches_type_with(const std::string& raw_type, const IValue& v, TypeM
     const bool fixed = type.size() > bracket + 2;  // int[2]
     if ((elem == "int" || elem == "SymInt") && fixed && v.isInt()) return true;
     if (!v.isList() && !v.isTuple()) return false;
+    RunScope::visit("a nested argument");
     for (const IValue& e : v.toList())
       if (!element_matches(elem, e)) return false;
     return true;

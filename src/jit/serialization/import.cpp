@@ -68,7 +68,7 @@ class StorageLoader {
 
 // Moves every tensor reachable from `v` (objects, lists, tuples, dicts) to `device`, once each.
 void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen) {
-  RunScope::check_stack("moving a nested value's tensors");
+  RunScope::visit("moving a nested value's tensors");
   if (v.isTensor()) {
     if (v.toTensor().defined() && !ops::scalar_stays_on_cpu(v.toTensor())) v = IValue(v.toTensor().to(device));
   } else if (v.isList() || v.isTuple()) {

@@ -164,13 +164,13 @@ jobject call_static(JNIEnv* env, jclass c, jmethodID m, ...) {
   return r;
 }
 
-jobject to_java(JNIEnv* env, const tvk::IValue& v, int depth = 0);
+jobject to_java(JNIEnv* env, const tvk::IValue& v, tvk::ValueWalk& walk, int depth);
 
-jobjectArray array_to_java(JNIEnv* env, const tvk::List& items, int depth) {
+jobjectArray array_to_java(JNIEnv* env, const tvk::List& items, tvk::ValueWalk& walk, int depth) {
   jobjectArray array = env->NewObjectArray(static_cast<jsize>(items.size()), ids.ivalue, nullptr);
   check_java(env);
   for (size_t i = 0; i < items.size(); ++i) {
-    jobject item = to_java(env, items[i], depth + 1);
+    jobject item = to_java(env, items[i], walk, depth + 1);
     env->SetObjectArrayElement(array, static_cast<jsize>(i), item);
     env->DeleteLocalRef(item);
   }
@@ -195,8 +195,8 @@ jobject tensor_to_java(JNIEnv* env, const tvk::Tensor& tensor) {
   return iv;
 }
 
-jobject to_java(JNIEnv* env, const tvk::IValue& v, int depth) {
-  if (depth > kMaxNesting) throw tvk::Error("the output is nested more than 64 levels deep");
+jobject to_java(JNIEnv* env, const tvk::IValue& v, tvk::ValueWalk& walk, int depth) {
+  walk.enter(depth);
   switch (v.tag()) {
     case tvk::IValue::Tag::None: return call_static(env, ids.ivalue, ids.iv_null);
     case tvk::IValue::Tag::Tensor: return tensor_to_java(env, v.toTensor());
@@ -212,7 +212,7 @@ jobject to_java(JNIEnv* env, const tvk::IValue& v, int depth) {
     }
     case tvk::IValue::Tag::Tuple:
     case tvk::IValue::Tag::List: {
-      jobjectArray items = array_to_java(env, v.toList(), depth);
+      jobjectArray items = array_to_java(env, v.toList(), walk, depth);
       jobject r = call_static(env, ids.ivalue, v.isTuple() ? ids.iv_tuple : ids.iv_list, items);
       env->DeleteLocalRef(items);
       return r;
@@ -236,7 +236,7 @@ jobject to_java(JNIEnv* env, const tvk::IValue& v, int depth) {
         env->DeleteLocalRef(key);
         values.push_back(dict.items[i].second);
       }
-      jobjectArray vals = array_to_java(env, values, depth);
+      jobjectArray vals = array_to_java(env, values, walk, depth);
       jobject r = call_static(env, ids.ivalue, ids.iv_dict_from_native, static_cast<jboolean>(string_keys), keys, vals);
       env->DeleteLocalRef(keys);
       env->DeleteLocalRef(vals);
@@ -246,7 +246,7 @@ jobject to_java(JNIEnv* env, const tvk::IValue& v, int depth) {
       if (v.toObject()->named_tuple) {  // a NamedTuple: its fields, in order, as a tuple
         tvk::List fields;
         for (const auto& [name, value] : v.toObject()->attributes) fields.push_back(value);
-        return to_java(env, tvk::IValue::tuple(std::move(fields)), depth);
+        return to_java(env, tvk::IValue::tuple(std::move(fields)), walk, depth);
       }
       [[fallthrough]];
     default:
@@ -365,7 +365,8 @@ JNIEXPORT jobject JNICALL Java_org_tvk_Module_nativeRunMethod(JNIEnv* env, jclas
     const std::string name = java_string(env, method);
     std::vector<tvk::IValue> args = items_from_java(env, inputs, 0);
     tvk::IValue result = module->run_method(name, std::move(args));
-    return to_java(env, result);
+    tvk::ValueWalk walk("converting the result to Java");
+    return to_java(env, result, walk, 0);
   });
 }
 
