@@ -188,6 +188,37 @@ TEST(ModelLoader, ExtraFilesSurviveOptimizeSaveAndLoad) {
   fs::remove(saved);
 }
 
+// A wrong number or kind of inputs is the same clear error for a loaded module and for one
+// optimized for Vulkan (whose runs look up a recorded plan by the inputs first), on every call.
+TEST(ModelLoader, WrongInputsAreTheSameClearErrorLoadedAndOptimized) {
+  jit::Module loaded = jit::load(torch211_dir() + "/control_flow_script.pt");
+  std::vector<std::pair<std::string, jit::Module>> modules;
+  modules.emplace_back("loaded", loaded);
+  if (is_vulkan_available()) modules.emplace_back("optimized", optimize_for_mobile(loaded));
+  const Tensor x = tvk::rand({1, 3, 8, 8});
+  struct Case {
+    std::vector<IValue> inputs;
+    const char* message;
+  };
+  const std::vector<Case> cases = {{{IValue(x), IValue(x)}, "forward() takes 1 input(s), got 2"},
+                                   {{}, "forward() takes 1 input(s), got 0"},
+                                   {{IValue::list({IValue(x)})}, "must be a Tensor, got List"}};
+  for (auto& [what, module] : modules) {
+    module.forward({IValue(x)});  // a plan recorded first: the checks come before its lookup
+    for (const Case& c : cases) {
+      for (int call = 0; call < 2; ++call) {
+        try {
+          module.forward(c.inputs);
+          ADD_FAILURE() << what << ": " << c.message << ": ran";
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << what << ": " << e.what();
+        }
+      }
+    }
+    EXPECT_NO_THROW(module.forward({IValue(x)})) << what;  // and the module still runs
+  }
+}
+
 TEST(ModelLoader, RaiseExceptionReachesTheCallerWithTheModelsMessage) {
   const std::string path = torch211_dir() + "/control_flow_script.pt";
   jit::Module module = jit::load(path);

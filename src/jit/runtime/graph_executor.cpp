@@ -538,19 +538,23 @@ void GraphExecutor::plan_node(const Node& node, size_t position, std::vector<IVa
   state.plan->steps.push_back(std::move(step));
 }
 
-std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
+void GraphExecutor::check_inputs(Stack& inputs) const {
   const auto& graph_inputs = graph_->inputs();
   // Inputs left out take their defaults (a detection model's `targets=None`).
   while (inputs.size() < graph_inputs.size() && graph_inputs[inputs.size()]->default_value)
     inputs.push_back(*graph_inputs[inputs.size()]->default_value);
   if (inputs.size() != graph_inputs.size())
     throw Error(detail::concat("forward() takes ", graph_inputs.size(), " input(s), got ", inputs.size()));
-  std::vector<IValue> env(graph_->value_count());
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; i < inputs.size(); ++i)
     if (graph_inputs[i]->type == ValueType::Tensor && !inputs[i].isTensor())
       throw Error(detail::concat("input '", graph_inputs[i]->name, "' must be a Tensor, got ", inputs[i].tag_name()));
-    env[graph_inputs[i]->id] = std::move(inputs[i]);
-  }
+}
+
+std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
+  check_inputs(inputs);
+  const auto& graph_inputs = graph_->inputs();
+  std::vector<IValue> env(graph_->value_count());
+  for (size_t i = 0; i < inputs.size(); ++i) env[graph_inputs[i]->id] = std::move(inputs[i]);
   return env;
 }
 
@@ -790,6 +794,7 @@ IValue GraphExecutor::run_planned(Stack& inputs, Device device, bool outputs_to_
 IValue GraphExecutor::run(Stack inputs) const { return run(std::move(inputs), Device::CPU, false); }
 
 IValue GraphExecutor::run(Stack inputs, Device device, bool outputs_to_cpu) const {
+  check_inputs(inputs);  // before a plan is looked up by the inputs' signature
   if (planned_execution_enabled() && (uses_vulkan_ || device == Device::Vulkan)) {
     bool done = false;
     IValue out = run_planned(inputs, device, outputs_to_cpu, &done);

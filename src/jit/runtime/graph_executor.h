@@ -74,6 +74,8 @@ class GraphExecutor {
   IValue run_planned(Stack& inputs, Device device, bool outputs_to_cpu, bool* done) const;
   // A replay; false (nothing returned) when an upload's size differs from the recording's.
   bool replay(Plan& plan, const Stack& inputs, Device device, bool outputs_to_cpu, IValue* result) const;
+  // Fills in defaulted inputs; throws naming a wrong count or a non-tensor for a Tensor input.
+  void check_inputs(Stack& inputs) const;
   std::vector<IValue> bind_inputs(Stack inputs) const;
 
   std::shared_ptr<const Graph> graph_;
