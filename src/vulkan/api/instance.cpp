@@ -297,7 +297,11 @@ Instance::Instance(bool validation) {
     features.pNext = info.pNext;
     info.pNext = &features;
   }
-  VK_CHECK(vkCreateInstance(&info, nullptr, &instance_));
+  const VkResult created = vkCreateInstance(&info, nullptr, &instance_);
+  if (created == VK_ERROR_INCOMPATIBLE_DRIVER)  // the loader found no driver (ICD) at all
+    throw Error(detail::concat("no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER): ",
+                               kInstallDriverHint));
+  VK_CHECK(created);
 #if TVK_USE_VULKAN_WRAPPER
   volkLoadInstanceOnly(instance_);
 #endif
@@ -355,8 +359,9 @@ const PhysicalDeviceInfo& select_physical_device(const std::vector<PhysicalDevic
   for (const auto& d : devices)
     if (d.usable() && (best == nullptr || d.type_rank() < best->type_rank())) best = &d;
   if (best == nullptr)
-    throw Error(devices.empty() ? "no Vulkan physical device was found"
-                                : "no Vulkan device with a compute queue and Vulkan 1.1 was found");
+    throw Error(devices.empty() ? detail::concat("no Vulkan physical device was found: ", kInstallDriverHint)
+                                : "no Vulkan device with a compute queue and Vulkan 1.1 was found (`tvk info` "
+                                  "lists the devices and what each lacks)");
   return *best;
 }
 

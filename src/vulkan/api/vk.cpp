@@ -45,7 +45,9 @@ bool load_vulkan_loader(std::string* reason) {
   static VkResult loaded = VK_ERROR_INITIALIZATION_FAILED;
   std::call_once(once, [] { loaded = volkInitialize(); });
   if (loaded != VK_SUCCESS) {
-    if (reason) *reason = "no Vulkan loader (libvulkan.so.1) could be loaded";
+    if (reason)
+      *reason = detail::concat("no Vulkan loader (libvulkan.so.1) could be loaded: install libvulkan1 and ",
+                               kInstallDriverHint);
     return false;
   }
   return true;

@@ -27,6 +27,10 @@ T make_info(VkStructureType type) {
 // Loads the Vulkan entry points once; false with `reason` when no loader can be found.
 bool load_vulkan_loader(std::string* reason);
 
+// What to do when no driver is found, for the errors that say so.
+inline constexpr const char* kInstallDriverHint =
+    "install mesa-vulkan-drivers (lavapipe, a CPU driver) or your GPU's Vulkan driver; `tvk info` lists devices";
+
 }  // namespace tvk::vulkan
 
 // Checks a VkResult in one place: every call site names its call.
