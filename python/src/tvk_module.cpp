@@ -395,6 +395,9 @@ PYBIND11_MODULE(_tvk, m) {
       "rand", [](const std::vector<int64_t>& shape, uint64_t seed) { return tvk::rand(shape, seed); },
       py::arg("shape"), py::arg("seed") = 0);
   m.def(
+      "randn", [](const std::vector<int64_t>& shape, uint64_t seed) { return tvk::randn(shape, seed); },
+      py::arg("shape"), py::arg("seed") = 0);
+  m.def(
       "zeros", [](const std::vector<int64_t>& shape) { return tvk::zeros(shape); }, py::arg("shape"));
   m.def(
       "ones", [](const std::vector<int64_t>& shape) { return tvk::ones(shape); }, py::arg("shape"));

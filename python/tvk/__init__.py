@@ -14,6 +14,8 @@ other ops of ``tvk ops`` are functions here. Errors are ``tvk.Error`` (``tvk.Uns
 for an op or input tvk does not support, ``tvk.OutOfMemoryError``, ``tvk.LimitError`` for a run of
 model code past its time, step or stack limit).
 """
+import random as _random
+
 import numpy as _np
 
 from . import _tvk
@@ -53,23 +55,40 @@ def tensor(data, dtype=None, device="cpu"):
     return _tvk.from_numpy(array).to(device)
 
 
-def rand(*shape, seed=0, device="cpu"):
-    """Uniform [0, 1) float32 values; ``seed`` makes them reproducible."""
-    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-        shape = tuple(shape[0])
-    return _tvk.rand(list(shape), seed).to(device)
+# The default generator: each rand/randn call without a seed draws the next seed from it, so
+# calls differ and manual_seed makes a sequence of them reproducible (torch's default seed).
+_generator = _random.Random(67280421310721)
+
+
+def manual_seed(seed):
+    """Seeds the generator rand and randn draw from when called without ``seed``, as
+    ``torch.manual_seed`` does."""
+    _generator.seed(int(seed))
+
+
+def _shape_of(shape):
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape
+
+
+def rand(*shape, seed=None, device="cpu"):
+    """Uniform [0, 1) float32 values; ``seed`` makes this call reproducible, else the next seed
+    comes from the generator ``manual_seed`` seeds."""
+    seed = _generator.getrandbits(64) if seed is None else seed
+    return _tvk.rand(list(_shape_of(shape)), seed).to(device)
+
+
+def randn(*shape, seed=None, device="cpu"):
+    """Standard normal float32 values; ``seed`` as for ``rand``."""
+    seed = _generator.getrandbits(64) if seed is None else seed
+    return _tvk.randn(list(_shape_of(shape)), seed).to(device)
 
 
 def zeros(*shape, device="cpu"):
-    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-        shape = tuple(shape[0])
-    return _tvk.zeros(list(shape)).to(device)
+    return _tvk.zeros(list(_shape_of(shape))).to(device)
 
 
 def ones(*shape, device="cpu"):
-    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-        shape = tuple(shape[0])
-    return _tvk.ones(list(shape)).to(device)
+    return _tvk.ones(list(_shape_of(shape))).to(device)
 
 
 def from_dlpack(obj):

@@ -133,6 +133,25 @@ class Module:
     def named_parameters(self):
         return self._native.named_parameters()
 
+    def state_dict(self):
+        """{name: tensor} of the parameters, as ``named_parameters`` gives them (tvk tensors; a
+        module optimized for Vulkan holds packed weights instead, so has none)."""
+        return collections.OrderedDict(self._native.named_parameters())
+
+    # tvk runs inference only: a loaded module is always in eval mode, as torch's is after .eval().
+    training = False
+
+    def eval(self):
+        """Returns the module: it is always in eval mode (tvk runs inference only)."""
+        return self
+
+    def train(self, mode=True):
+        """``train(False)`` is ``eval()``; training mode raises: tvk runs inference only."""
+        if mode:
+            raise _tvk.UnsupportedError("tvk runs models for inference only: train() is not supported "
+                                        "(train in PyTorch, then torch.jit.save the model)")
+        return self
+
     def set_tuning(self, mode):
         """Kernel tuning for this module's Vulkan layers: "on" times every kernel method that can
         run each layer the device's tuning table lacks, while the first run records its plan, and
@@ -157,31 +176,57 @@ class Module:
         self._native.set_extra_file(name, contents.encode() if isinstance(contents, str) else bytes(contents))
 
     def __repr__(self):
-        return "<tvk.jit.Module %s on %s>" % (self._native.type_name, self._native.device)
+        where = "optimized for vulkan" if self._native.optimized_for_vulkan else "on %s" % self._native.device
+        return "<tvk.jit.Module %s %s>" % (self._native.type_name, where)
 
 
-def load(f, device="cpu", tuning=None, timeout=None, max_memory=None, max_steps=None):
-    """Loads a ``torch.jit.save`` archive from a path, bytes or a binary file object. With
-    ``device="vulkan"``, parameters move to the GPU once, here. ``tuning`` ("off", "cached",
+def _device_of(map_location, device):
+    """The device ``map_location`` (as torch.jit.load takes it: a string or torch.device) names,
+    checked against ``device``."""
+    if map_location is None:
+        return device
+    if callable(map_location) or isinstance(map_location, dict):
+        raise _tvk.UnsupportedError("jit.load: map_location as a %s is not supported; give 'cpu' or 'vulkan'"
+                                    % type(map_location).__name__)
+    name = str(map_location)  # a torch.device prints as its name
+    if name.split(":")[0] not in ("cpu", "vulkan"):
+        raise _tvk.UnsupportedError("jit.load: map_location=%r: tvk runs on 'cpu' or 'vulkan'" % name)
+    name = name.split(":")[0]
+    if device not in ("cpu", name):
+        raise _tvk.Error("jit.load: map_location=%r and device=%r disagree" % (name, device))
+    return name
+
+
+def load(f, map_location=None, _extra_files=None, device="cpu", tuning=None, timeout=None, max_memory=None,
+         max_steps=None):
+    """Loads a ``torch.jit.save`` archive from a path, bytes or a binary file object, as
+    ``torch.jit.load`` does: ``map_location`` ("cpu", "vulkan" or a torch.device) or ``device``
+    says where the parameters go, and ``_extra_files`` (a dict of names) is filled with the
+    archive's extra files. With "vulkan", parameters move to the GPU once, here. ``tuning`` ("off", "cached",
     "on"; None: ``TVK_TUNE``'s, else "cached") is the module's kernel tuning: see
     ``Module.set_tuning``. ``timeout``, ``max_memory`` and ``max_steps`` limit loading (a file's
     code runs then) and every later run: see ``Module.set_limits``."""
     limits = dict(timeout=timeout, max_memory=max_memory, max_steps=max_steps)
-    if isinstance(f, (str, os.PathLike)):
-        module = Module(_tvk.load(os.fspath(f), str(device), **limits))
+    device = _device_of(map_location, str(device))
+
+    def finish(module):
         if tuning is not None:
             module.set_tuning(tuning)
+        if _extra_files is not None:
+            extra = module.extra_files
+            for name in list(_extra_files):
+                _extra_files[name] = extra.get(name, b"")
         return module
+
+    if isinstance(f, (str, os.PathLike)):
+        return finish(Module(_tvk.load(os.fspath(f), device, **limits)))
     data = bytes(f) if isinstance(f, (bytes, bytearray, memoryview)) else f.read()
     # The loader reads archives from files: bytes go through a private temporary one.
     fd, path = tempfile.mkstemp(suffix=".pt", prefix="tvk-")
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        module = Module(_tvk.load(path, str(device), **limits))
-        if tuning is not None:
-            module.set_tuning(tuning)
-        return module
+        return finish(Module(_tvk.load(path, device, **limits)))
     finally:
         os.unlink(path)
 

@@ -205,6 +205,61 @@ def test_errors_are_python_exceptions_with_the_native_message(tmp_path):
         optimize_for_mobile(tvk.jit.load_torch(torch.jit.script(torch.nn.ReLU())), backend="metal")
 
 
+def test_torch_save_files_say_how_to_save_torchscript(tmp_path):
+    """What torch.save writes is a pickle, not TorchScript: state dicts, whole modules, tensors, in
+    the zip format and the pre-1.6 one, each name the fix."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh())
+    cases = {"state_dict.pt": (model.state_dict(), True), "module.pt": (model, True),
+             "tensor.pt": (torch.ones(3), True), "legacy_state_dict.pt": (model.state_dict(), False)}
+    for name, (obj, zip_format) in cases.items():
+        path = tmp_path / name
+        torch.save(obj, path, _use_new_zipfile_serialization=zip_format)
+        with pytest.raises(tvk.UnsupportedError, match=r"torch\.jit\.save\(torch\.jit\.script\(model\), path\)"):
+            tvk.jit.load(path)
+    scripted = tmp_path / "scripted.pt"
+    torch.jit.save(torch.jit.script(model), scripted)
+    x = torch.rand(2, 4)
+    assert rel_diff(tvk.jit.load(scripted)(x), model(x).detach()) < 1e-6
+
+
+def test_load_takes_torch_jit_loads_arguments_and_the_module_has_torchs_shape(tmp_path):
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh())
+    path = tmp_path / "m.pt"
+    torch.jit.save(torch.jit.script(model), path, _extra_files={"notes.txt": "hello"})
+    x = torch.rand(2, 4)
+    for where in ("cpu", torch.device("cpu")) + (("vulkan",) if tvk.is_vulkan_available() else ()):
+        extra = {"notes.txt": "", "missing.txt": ""}
+        m = tvk.jit.load(path, map_location=where, _extra_files=extra)
+        assert extra == {"notes.txt": b"hello", "missing.txt": b""}  # as torch.jit.load fills it
+        assert m.device == str(where) and "on %s" % where in repr(m)
+        assert m.eval() is m and m.train(False) is m and not m.training
+        assert rel_diff(m(x), model(x).detach()) < 1e-5
+    with pytest.raises(tvk.UnsupportedError, match="inference only"):
+        m.train()
+    with pytest.raises(tvk.UnsupportedError, match="tvk runs on 'cpu' or 'vulkan'"):
+        tvk.jit.load(path, map_location="cuda:0")
+    with pytest.raises(tvk.UnsupportedError, match="map_location as a function"):
+        tvk.jit.load(path, map_location=lambda storage, loc: storage)
+    state = tvk.jit.load(path).state_dict()
+    assert list(state) == list(model.state_dict())
+    for name, tensor in state.items():
+        assert np.array_equal(tensor.numpy(), model.state_dict()[name].numpy())
+
+
+def test_rand_and_randn_draw_new_values_and_manual_seed_repeats_them():
+    tvk.manual_seed(7)
+    a, b, n = tvk.rand(1000), tvk.rand(1000), tvk.randn(1000)
+    assert not np.array_equal(a.numpy(), b.numpy())  # no reseeding between calls
+    tvk.manual_seed(7)
+    assert np.array_equal(tvk.rand(1000).numpy(), a.numpy()) and np.array_equal(tvk.rand(1000).numpy(), b.numpy())
+    assert np.array_equal(tvk.randn(1000).numpy(), n.numpy())
+    assert np.array_equal(tvk.rand(5, seed=3).numpy(), tvk.rand([5], seed=3).numpy())
+    values = n.numpy()
+    assert abs(values.mean()) < 0.15 and 0.85 < values.std() < 1.15 and (values < 0).any()
+    u = a.numpy()
+    assert u.min() >= 0 and u.max() < 1 and 0.4 < u.mean() < 0.6
+
+
 class _TopKHead(torch.nn.Module):
     """A Vulkan convolution followed by ops with CPU kernels only (topk, argmax)."""
 

@@ -1,8 +1,10 @@
 #include "jit/serialization/import.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
+#include "core/run_scope.h"
 #include "core/storage.h"
 #include "jit/frontend/parser.h"
 #include "jit/runtime/bytecode.h"
@@ -25,10 +27,28 @@ void count_parts(const IValue& v, ArchiveSummary& out, std::set<const void*>& se
     if (o.type_name.find(".quantized.") != std::string::npos && !o.payload) ++out.quantized_modules;
     for (const auto& [name, attr] : o.attributes) count_parts(attr, out, seen);
   } else if (v.isList() || v.isTuple()) {
+    RunScope::visit("a nested value");
     for (const IValue& e : v.toList()) count_parts(e, out, seen);
   } else if (v.isDict()) {
     for (const auto& [k, e] : v.toDict()->items) count_parts(e, out, seen);
   }
+}
+
+// Zip archives that torch writes but that hold no TorchScript: a clear error saying what to save
+// instead. torch.save writes data.pkl and tensor data but no code/ and no constants.pkl;
+// torch.export.save writes archive_format and models/.
+void refuse_other_formats(const ZipReader& zip, const std::string& path) {
+  const std::vector<std::string> records = zip.records();
+  const auto has_prefix = [&](const char* prefix) {
+    return std::any_of(records.begin(), records.end(), [&](const std::string& r) { return r.rfind(prefix, 0) == 0; });
+  };
+  if (zip.has("archive_format") || (has_prefix("models/") && !zip.has("data.pkl")))
+    throw UnsupportedError(detail::concat(path, ": a torch.export program (.pt2), which tvk does not read yet: save "
+                                                "the model with torch.jit.save(torch.jit.script(model), path)"));
+  if (zip.has("data.pkl") && !has_prefix("code/") && !zip.has("constants.pkl") && !zip.has("bytecode.pkl"))
+    throw UnsupportedError(detail::concat(path, ": a torch.save file (a pickled state_dict, tensor or nn.Module), not "
+                                                "TorchScript: save the model with "
+                                                "torch.jit.save(torch.jit.script(model), path)"));
 }
 
 int64_t read_version(const ZipReader& zip) {
@@ -150,6 +170,7 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
 namespace {
 std::shared_ptr<ModuleState> import_in_run(const ZipReader& zip, const std::string& path, Device device,
                                            const Limits& limits, std::shared_ptr<MemoryBudget> memory) {
+  refuse_other_formats(zip, path);
   const int64_t format_version = read_version(zip);
   if (!zip.has("data.pkl") && zip.has("model.json"))
     throw UnsupportedError(detail::concat(

@@ -67,6 +67,10 @@ void ZipReader::parse() {
     if (size >= 8 && std::memcmp(b + 4, "PTMF", 4) == 0)
       throw Error(detail::concat(name_, " is a FlatBuffer mobile model (bytecode v9), not a zip archive; "
                                         "re-save it with torch.jit.save or _save_for_lite_interpreter"));
+    if (size >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)  // a pickle's PROTO opcode
+      throw UnsupportedError(detail::concat(name_, " is a pickle (torch.save before torch 1.6, or pickle.dump), not "
+                                                   "TorchScript: save the model with "
+                                                   "torch.jit.save(torch.jit.script(model), path)"));
     throw Error(detail::concat(name_, " is not a zip archive (TorchScript files are zip archives written by "
                                       "torch.jit.save)"));
   };
