@@ -128,15 +128,45 @@ check(all(t["label"] == f"digit {t['index']}" for _, r in results for t in r["to
 # PIL's "L" conversion rounds to uint8 where tvk keeps floats: close, not equal.
 list(compare(digits, gray[3:], extra, 8, 8, [0.5], [0.25], 1, 3, 1e-2, "RGB to gray"))
 
-# Text output: the image, then one line per class.
+# Text output: the image and its time, one line per class, then the totals.
 rc, out, err = classify(paths[0], "--model", f"{work}/imagenet_like.pt", "--topk", "3", "--device", "cpu")
 lines = out.splitlines()
-check(rc == 0 and lines[0] == paths[0] and len(lines) == 4 and lines[1].strip().endswith(")") and "%" in lines[1],
-      "text output: the image's path then its top-3 with percentages: " + repr(out[:200]))
+check(rc == 0 and lines[0].startswith(paths[0] + "  (") and lines[0].endswith(" ms)") and len(lines) == 5 and
+      lines[1].strip().endswith(")") and "%" in lines[1] and lines[4].startswith("1 image(s) in "),
+      "text output: the image's path and time, its top-3 with percentages, the totals: " + repr(out[:300]))
+
+# Folders (recursively, sorted, images only), quoted glob patterns, and batches of N images in one
+# forward: the same classes and probabilities as one image at a time, and a time for each image.
+folder = f"{work}/folder"
+os.makedirs(f"{folder}/sub", exist_ok=True)
+for i, src in enumerate(paths[:3]):
+    dst = f"{folder}/sub/{i}.png" if i == 2 else f"{folder}/{i}.png"
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        fout.write(fin.read())
+with open(f"{folder}/notes.txt", "w") as f:
+    f.write("not an image\n")
+model_args = ["--model", f"{work}/imagenet_like.pt", "--topk", "3", "--json"]
+for device in ("cpu", "vulkan"):
+    rc, out, err = classify(*paths[:3], *model_args, "--device", device)
+    one_by_one = json.loads(out)["images"] if rc == 0 else []
+    for args, what in [([folder], "a folder"), ([f"{folder}/*.png", f"{folder}/sub/*.png"], "glob patterns"),
+                       ([folder, "--batch", "2"], "a folder in batches of 2"),
+                       ([folder, "--batch", "8"], "a folder in one batch")]:
+        rc, out, err = classify(*args, *model_args, "--device", device)
+        got = json.loads(out) if rc == 0 else {"images": []}
+        names = [os.path.relpath(r["image"], folder) for r in got["images"]]
+        check(rc == 0 and names == ["0.png", "1.png", "sub/2.png"], f"{what} on {device}: the 3 images, sorted: {names} "
+              f"{err.strip()}")
+        same = len(got["images"]) == 3 and all(
+            [t["index"] for t in g["top"]] == [t["index"] for t in w["top"]] and
+            max(abs(a["probability"] - b["probability"]) for a, b in zip(g["top"], w["top"])) < 1e-5 and g["ms"] > 0
+            for g, w in zip(got["images"], one_by_one))
+        check(same and got.get("total_ms", 0) > 0, f"{what} on {device}: the same top-3 as one image at a time, timed")
 
 # Bad input: one line on stderr naming what, exit status 1.
 with open(f"{work}/broken.png", "wb") as f:
     f.write(open(paths[0], "rb").read()[:100])
+os.makedirs(f"{work}/no_images", exist_ok=True)
 with open(f"{work}/wrong_labels.txt", "w") as f:
     f.write("a\nb\n")
 for args, needle in [
@@ -146,6 +176,10 @@ for args, needle in [
     ([gray[0], "--model", f"{work}/digits.pt", "--channels", "1", "--mean", "0.1,0.2"], "--mean"),
     ([gray[0], "--model", f"{work}/digits.pt", "--channels", "3", "--size", "8"], ""),  # 3 channels into a 1-channel conv
     ([gray[0]], "--model"),
+    ([f"{work}/nothing_here_*.png", "--model", f"{work}/digits.pt"], "no file matches"),
+    ([f"{work}/no_images", "--model", f"{work}/digits.pt"], "holds no images"),
+    ([f"{folder}/notes.txt", "--model", f"{work}/digits.pt"], "reads PNG, JPEG and BMP"),
+    ([paths[0], paths[1], "--model", f"{work}/digits.pt", "--channels", "1", "--batch", "0"], "--batch"),
 ]:
     rc, out, err = classify(*args, "--device", "cpu")
     check(rc == 1 and err.count("\n") == 1 and needle in err, f"error for {args[0:1] + args[2:]}: {err.strip()}")

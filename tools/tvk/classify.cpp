@@ -1,11 +1,14 @@
 // tvk classify: images in, top-k classes out, with torchvision's classification preprocessing.
 #include "classify.h"
 
+#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 
@@ -58,12 +61,44 @@ struct Ranked {
   double probability;
 };
 
+// IMAGE arguments: files as given, folders as every PNG, JPEG and BMP file under them (sorted),
+// and patterns the shell left unexpanded (quoted, or on Windows-style shells) through glob(3).
+std::vector<std::string> expand_images(const std::vector<std::string>& arguments) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& a : arguments) {
+    std::error_code ec;
+    if (fs::is_directory(a, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(a, fs::directory_options::skip_permission_denied, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && has_image_extension(it->path().string())) found.push_back(it->path().string());
+      if (ec) throw Error("cannot list the folder " + a + ": " + ec.message());
+      if (found.empty()) throw Error(detail::concat("the folder ", a, " holds no images (tvk classify reads ",
+                                                    kImageFormats, ")"));
+      std::sort(found.begin(), found.end());
+      out.insert(out.end(), found.begin(), found.end());
+    } else if (a.find_first_of("*?[") != std::string::npos && !fs::exists(a, ec)) {
+      glob_t matches{};
+      const int rc = glob(a.c_str(), 0, nullptr, &matches);
+      std::vector<std::string> found;
+      for (size_t i = 0; rc == 0 && i < matches.gl_pathc; ++i) found.emplace_back(matches.gl_pathv[i]);  // sorted
+      globfree(&matches);
+      if (found.empty()) throw Error("no file matches " + a);
+      out.insert(out.end(), found.begin(), found.end());
+    } else {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_classify(int argc, char** argv) {
   Args args(argc, argv,
             {"--model", "--labels", "--topk", "--size", "--resize", "--mean", "--std", "--channels", "--device",
-             "--precision"},
+             "--precision", "--batch"},
             {"--json", "--no-softmax", "--cpu-fallback"});
   apply_cpu_fallback(args);
   if (args.positional.empty()) throw Error("needs at least one IMAGE");
@@ -85,25 +120,18 @@ int cmd_classify(int argc, char** argv) {
   std::vector<std::string> labels;
   if (args.flags.count("--labels")) labels = read_labels(args.get("--labels", ""));
 
+  const int batch = args.get_int("--batch", 1, 1);
+  const std::vector<std::string> images = expand_images(args.positional);
+
   jit::Module module = jit::load(model_path, jit::LoadOptions{device, std::nullopt, args.limits()});
-  const bool progress = !json && isatty(fileno(stderr)) && args.positional.size() > 20;
+  const bool progress = !json && isatty(fileno(stderr)) && images.size() > 1;
   std::string json_images;
-  for (size_t n = 0; n < args.positional.size(); ++n) {
-    const std::string& path = args.positional[n];
-    Tensor input = preprocess(load_image(path, channels), pre);
-    // A CPU input gives CPU outputs on either device (Module::forward moves it to the GPU).
-    IValue result = module.forward({IValue(input)});
-    if (result.isTuple() || result.isList()) result = result.toList().at(0);  // e.g. (logits, aux)
-    if (!result.isTensor()) throw Error(std::string("the model returned a ") + result.tag_name() + ", not a tensor of class scores");
-    Tensor scores = result.toTensor().cpu().contiguous();
-    if (scores.dtype() != DType::Float32) throw Error("the model's output is not float32 class scores");
-    const int64_t classes = scores.numel();
-    if (classes < 1 || (scores.dim() > 0 && scores.size(0) != classes && !(scores.dim() == 2 && scores.size(0) == 1)))
-      throw Error("the model's output " + scores.shape_string() + " is not one row of class scores");
-    if (n == 0 && !labels.empty() && static_cast<int64_t>(labels.size()) != classes)
-      throw Error(detail::concat("the labels file has ", labels.size(), " names but the model gives ", classes,
-                                 " class scores"));
-    const float* s = scores.data<float>();
+  int64_t classes = -1;
+  double model_ms = 0;
+  const auto start = std::chrono::steady_clock::now();
+  // One image's top-k from its row of scores; `ms` is its share of the batch's forward().
+  auto report = [&](size_t n, const float* s, double ms) {
+    const std::string& path = images[n];
     std::vector<double> p(s, s + classes);
     if (softmax) {
       const double top = *std::max_element(p.begin(), p.end());
@@ -129,19 +157,64 @@ int cmd_classify(int argc, char** argv) {
         top += detail::concat(j ? ", " : "", "{\"index\": ", order[j], ", \"label\": ", json_string(label_of(order[j])),
                               softmax ? ", \"probability\": " : ", \"score\": ", num, "}");
       }
-      json_images += detail::concat(n ? ",\n  " : "\n  ", "{\"image\": ", json_string(path), ", \"top\": [", top, "]}");
+      char time[32];
+      std::snprintf(time, sizeof time, "%.3f", ms);
+      json_images += detail::concat(n ? ",\n  " : "\n  ", "{\"image\": ", json_string(path), ", \"ms\": ", time,
+                                    ", \"top\": [", top, "]}");
     } else {
-      std::printf("%s\n", path.c_str());
+      if (progress) std::fprintf(stderr, "\r\033[K");
+      std::printf("%s  (%.2f ms)\n", path.c_str(), ms);
       for (size_t j = 0; j < k; ++j)
         std::printf(softmax ? "  %6.2f%%  %s (%lld)\n" : "  %9.4f  %s (%lld)\n", softmax ? 100.0 * p[order[j]] : p[order[j]],
                     label_of(order[j]).c_str(), static_cast<long long>(order[j]));
+      std::fflush(stdout);
     }
-    if (progress) std::fprintf(stderr, "\rclassified %zu/%zu", n + 1, args.positional.size());
+  };
+  for (size_t first = 0; first < images.size(); first += static_cast<size_t>(batch)) {
+    const size_t count = std::min(static_cast<size_t>(batch), images.size() - first);
+    std::vector<Tensor> inputs;
+    for (size_t n = first; n < first + count; ++n) inputs.push_back(preprocess(load_image(images[n], channels), pre));
+    const Tensor input = count == 1 ? inputs[0] : cat(inputs, 0);
+    // A CPU input gives CPU outputs on either device (Module::forward moves it to the GPU).
+    const auto t0 = std::chrono::steady_clock::now();
+    IValue result = module.forward({IValue(input)});
+    if (result.isTuple() || result.isList()) result = result.toList().at(0);  // e.g. (logits, aux)
+    if (!result.isTensor()) throw Error(std::string("the model returned a ") + result.tag_name() + ", not a tensor of class scores");
+    Tensor scores = result.toTensor().cpu().contiguous();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    model_ms += ms;
+    if (scores.dtype() != DType::Float32) throw Error("the model's output is not float32 class scores");
+    const int64_t rows = static_cast<int64_t>(count);
+    const bool one_row = rows == 1 && (scores.dim() <= 1 || (scores.dim() == 2 && scores.size(0) == 1));
+    if (!one_row && !(scores.dim() == 2 && scores.size(0) == rows))
+      throw Error(detail::concat("the model's output ", scores.shape_string(), " is not ", rows,
+                                 rows == 1 ? " row" : " rows", " of class scores",
+                                 rows > 1 ? " (a model made for one image at a time needs --batch 1)" : ""));
+    const int64_t row_classes = scores.numel() / rows;
+    if (row_classes < 1) throw Error("the model's output " + scores.shape_string() + " holds no class scores");
+    if (classes < 0) {
+      classes = row_classes;
+      if (!labels.empty() && static_cast<int64_t>(labels.size()) != classes)
+        throw Error(detail::concat("the labels file has ", labels.size(), " names but the model gives ", classes,
+                                   " class scores"));
+    } else if (row_classes != classes) {
+      throw Error(detail::concat("the model gave ", row_classes, " class scores for ", images[first], ", ", classes,
+                                 " before"));
+    }
+    for (size_t r = 0; r < count; ++r) report(first + r, scores.data<float>() + r * static_cast<size_t>(classes),
+                                              ms / static_cast<double>(count));
+    if (progress) std::fprintf(stderr, "\rclassified %zu/%zu", first + count, images.size());
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
-  if (json)
-    std::printf("{\"model\": %s, \"device\": \"%s\", \"images\": [%s\n]}\n", json_string(model_path).c_str(),
-                to_string(device), json_images.c_str());
+  const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (json) {
+    std::printf("{\"model\": %s, \"device\": \"%s\", \"batch\": %d, \"total_ms\": %.3f, \"images\": [%s\n]}\n",
+                json_string(model_path).c_str(), to_string(device), batch, total_ms, json_images.c_str());
+  } else {
+    std::printf("%zu image(s) in %.1f ms on %s: %.2f ms per image in the model, batches of %d; the rest decoding and "
+                "resizing\n", images.size(), total_ms, to_string(device), model_ms / static_cast<double>(images.size()),
+                batch);
+  }
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "image.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <memory>
 
@@ -22,11 +23,21 @@
 
 namespace tvk::cli {
 
+bool has_image_extension(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return false;
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == "png" || ext == "jpg" || ext == "jpeg" || ext == "bmp";
+}
+
 Image load_image(const std::string& path, int channels) {
   TVK_CHECK(channels == 1 || channels == 3, "images are decoded to 1 or 3 channels, not ", channels);
   int w = 0, h = 0, n = 0;
   std::unique_ptr<stbi_uc, void (*)(void*)> data(stbi_load(path.c_str(), &w, &h, &n, 0), stbi_image_free);
-  if (!data) throw Error("cannot decode the image " + path + ": " + stbi_failure_reason());
+  if (!data)
+    throw Error("cannot decode the image " + path + ": " + stbi_failure_reason() + " (tvk classify reads " +
+                kImageFormats + ")");
   Image img;
   img.channels = channels;
   img.height = h;

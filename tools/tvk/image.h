@@ -16,6 +16,10 @@ struct Image {
   std::vector<float> pixels;  // channels * height * width
 };
 
+// The formats load_image reads, and the file name extensions a folder's images have.
+inline constexpr const char* kImageFormats = "PNG, JPEG and BMP files";
+bool has_image_extension(const std::string& path);
+
 // Decodes PNG, JPEG or BMP into `channels` channels (1 or 3; gray is replicated to RGB, RGB is
 // made gray with the ITU-R 601-2 weights torchvision uses; alpha is dropped). Throws tvk::Error
 // naming the file for anything unreadable or larger than 16384 x 16384.
