@@ -404,6 +404,15 @@ PYBIND11_MODULE(_tvk, m) {
 
   // Ops by name, overloads chosen by the arguments as TorchScript does.
   m.def("has_op", [](const std::string& name) { return !tvk::ops::Registry::global().overloads(name).empty(); });
+  m.def(
+      "op_overloads",
+      [](const std::string& name) {
+        py::list out;
+        for (const tvk::ops::OpEntry* op : tvk::ops::Registry::global().overloads(name))
+          out.append(py::make_tuple(op->schema.text, op->supports(Device::CPU), op->supports(Device::Vulkan)));
+        return out;
+      },
+      py::arg("name"), "(schema, has a CPU kernel, has a Vulkan kernel) for each overload of an op.");
   m.def("call_op", [](const std::string& name, py::args args, py::kwargs kwargs) {
     std::vector<IValue> stack = to_stack(args);
     tvk::jit::Kwargs named;

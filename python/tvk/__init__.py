@@ -110,14 +110,13 @@ Tensor.__array__ = lambda self, dtype=None: _np.asarray(self.cpu().numpy(), dtyp
 
 
 def __getattr__(name):
-    """``tvk.relu(t)``, ``tvk.add(a, b)``...: the registered ops (``tvk ops``) as functions."""
+    """``tvk.relu(t)``, ``tvk.add(a, b)``...: the registered ops (``tvk ops``) as functions, which
+    take tvk tensors, numpy arrays and torch tensors and return the kind they were given."""
     if not name.startswith("_") and _tvk.has_op("aten::" + name):
-        def op(*args, **kwargs):
-            return _tvk.call_op("aten::" + name, *args, **kwargs)
-        op.__name__ = name
-        op.__doc__ = "aten::%s on tvk tensors (the overload is chosen by the arguments)." % name
-        return op
+        return _ops.function(name)
     raise AttributeError("module 'tvk' has no attribute %r (nor an op aten::%s)" % (name, name))
 
 
-from . import jit, utils  # noqa: E402,F401
+from . import _ops, jit, utils  # noqa: E402,F401
+
+_ops.install(Tensor)  # operators, indexing and every registry op as a method

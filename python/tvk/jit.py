@@ -54,6 +54,11 @@ def _convert_inputs(args, depth=0):
             t = a.detach()
             if t.device.type != "cpu":
                 t = t.cpu()
+            # As numpy arrays are taken: float64 (and float16) becomes float32, other ints int64.
+            if t.is_floating_point() and str(t.dtype) != "torch.float32":
+                t = t.float()
+            elif str(t.dtype) in ("torch.int8", "torch.uint8", "torch.int16", "torch.int32"):
+                t = t.long()
             if str(t.dtype) == "torch.bool":  # DLPack has no bool in torch 1.x: through numpy
                 out.append(_tvk.from_numpy(t.contiguous().numpy()))
             else:

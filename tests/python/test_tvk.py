@@ -260,6 +260,63 @@ def test_rand_and_randn_draw_new_values_and_manual_seed_repeats_them():
     assert u.min() >= 0 and u.max() < 1 and 0.4 < u.mean() < 0.6
 
 
+def _devices():
+    return ["cpu"] + (["vulkan"] if tvk.is_vulkan_available() else [])
+
+
+def test_tensor_operators_indexing_and_methods_match_torch():
+    ta, tb = torch.rand(3, 4) + 0.5, torch.rand(3, 4) + 0.5
+    cases = {  # name: an expression, run on tvk tensors and on torch tensors
+        "add": lambda a, b: a + b, "radd": lambda a, b: 2 + a, "sub": lambda a, b: a - b,
+        "rsub": lambda a, b: 1.5 - a, "mul": lambda a, b: a * 3, "div": lambda a, b: a / b,
+        "rdiv": lambda a, b: 2 / a, "pow": lambda a, b: a ** 2, "rpow": lambda a, b: 2 ** a,
+        "matmul": lambda a, b: a @ b.permute(1, 0), "neg": lambda a, b: -a,
+        "abs": lambda a, b: abs(a - b), "select": lambda a, b: a[1],
+        "slices": lambda a, b: a[:, 1:3], "steps": lambda a, b: a[None, ..., ::2],
+        "negative": lambda a, b: a[-1, -2:], "sum": lambda a, b: a.sum(1),
+        "mean": lambda a, b: a.mean(), "softmax": lambda a, b: a.softmax(-1),
+        "reshape": lambda a, b: a.reshape(4, 3), "transpose": lambda a, b: a.transpose(0, 1),
+        "chain": lambda a, b: ((a + 1) * b).sum(0) / 2,
+    }
+    cpu_only = {  # ops whose Vulkan kernels tvk lacks (comparisons of two tensors, max)
+        "lt": lambda a, b: a < b, "eq": lambda a, b: a == a, "ge": lambda a, b: a >= 0.9,
+        "argmax": lambda a, b: a.argmax(), "long": lambda a, b: (a * 10).long(),
+        "index": lambda a, b: a[torch.tensor([2, 0])],
+    }
+    for device in _devices():
+        a, b = tvk.from_dlpack(ta).to(device), tvk.from_dlpack(tb).to(device)
+        for name, f in list(cases.items()) + (list(cpu_only.items()) if device == "cpu" else []):
+            got, expected = f(a, b), f(ta, tb)
+            assert isinstance(got, tvk.Tensor) and got.device == device, name
+            assert got.shape == tuple(expected.shape), name
+            assert np.allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-5, atol=1e-6), (device, name)
+        assert len(a) == 3 and a[1, 2].item() == pytest.approx(ta[1, 2].item())
+        assert np.allclose(np.array(a.tolist()), ta.numpy())
+        with pytest.raises(IndexError):
+            a[3]
+        with pytest.raises(AttributeError, match="no_such_method"):
+            a.no_such_method()
+
+
+def test_ops_take_torch_and_numpy_and_say_what_they_are():
+    x = torch.rand(2, 3) - 0.5
+    got = tvk.relu(x)
+    assert isinstance(got, torch.Tensor) and torch.equal(got, torch.relu(x))
+    arr = x.numpy()
+    got = tvk.add(arr, arr, alpha=2)
+    assert isinstance(got, np.ndarray) and np.allclose(got, arr * 3)
+    # float64 and int32 are taken as numpy's are: float32 and int64, from torch and numpy alike
+    for cast in (lambda t: t, lambda t: t.numpy()):
+        got = tvk.relu(cast(x.double()))
+        assert np.allclose(np.asarray(got), torch.relu(x).numpy()) and np.asarray(got).dtype == np.float32
+        got = np.asarray(tvk.add(cast(torch.arange(3, dtype=torch.int32)), 1))
+        assert got.tolist() == [1, 2, 3] and got.dtype == np.int64
+    doc = tvk.conv2d.__doc__
+    assert "aten::conv2d(Tensor input, Tensor weight" in doc and "kernels: CPU, Vulkan" in doc
+    assert tvk.conv2d.__name__ == "conv2d"
+    assert "aten::sum" in tvk.rand(2).sum.__doc__
+
+
 class _TopKHead(torch.nn.Module):
     """A Vulkan convolution followed by ops with CPU kernels only (topk, argmax)."""
 
