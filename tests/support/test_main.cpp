@@ -58,7 +58,10 @@ bool vulkan_required() {
 }  // namespace tvk::testing_support
 
 int main(int argc, char** argv) {
-  tvk::testing_support::validation_set_by_environment = std::getenv("TVK_VALIDATION") != nullptr;
+  // TVK_VALIDATION=1 requires the layer; =0 turns it off (the sanitizer pass); unset, it is on
+  // where it is installed.
+  const char* validation = std::getenv("TVK_VALIDATION");
+  tvk::testing_support::validation_set_by_environment = validation != nullptr && std::string(validation) != "0";
   setenv("TVK_VALIDATION", "1", /*overwrite=*/0);
   testing::InitGoogleTest(&argc, argv);
   testing::UnitTest::GetInstance()->listeners().Append(new ValidationListener);
