@@ -15,7 +15,12 @@ _SCALAR_TYPES = {"float32": 6, "float": 6, "int64": 4, "long": 4, "bool": 11}
 
 
 def _scalar_type(dtype):
-    name = str(dtype).replace("torch.", "").replace("numpy.", "")
+    name = str(dtype).replace("torch.", "")
+    if name not in _SCALAR_TYPES:
+        try:
+            name = _np.dtype(dtype).name  # np.float32, "int64", bool...
+        except TypeError:
+            pass
     if name not in _SCALAR_TYPES:
         raise _tvk.UnsupportedError("dtype %s is not supported (float32, int64, bool)" % (dtype,))
     return _SCALAR_TYPES[name]

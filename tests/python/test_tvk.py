@@ -292,6 +292,11 @@ def test_tensor_operators_indexing_and_methods_match_torch():
             assert np.allclose(got.cpu().numpy(), expected.numpy(), rtol=1e-5, atol=1e-6), (device, name)
         assert len(a) == 3 and a[1, 2].item() == pytest.approx(ta[1, 2].item())
         assert np.allclose(np.array(a.tolist()), ta.numpy())
+        # dtypes by name or as torch's and numpy's (Vulkan has no float-to-int64 conversion)
+        for name, spellings in {"float32": ("float32", torch.float32, np.float32),
+                                "int64": ("int64", torch.int64, np.int64)}.items():
+            for dtype in spellings if device == "cpu" or name == "float32" else ():
+                assert a.to(dtype).dtype == name and a.to(dtype).device == device
         with pytest.raises(IndexError):
             a[3]
         with pytest.raises(AttributeError, match="no_such_method"):
