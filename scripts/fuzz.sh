@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of untrusted input with libFuzzer under ASan + UBSan (issue 14):
-# the zip reader, the unpickler, the TorchScript parser, the .npy reader, and a whole load +
-# forward on the CPU and on Vulkan. Usage: scripts/fuzz.sh [SECONDS per target, default 60]
+# the zip reader, the unpickler, the TorchScript parser, the .npy reader, a whole load +
+# forward on the CPU and on Vulkan, and generated programs (the input's bytes choose each program's
+# structure) run under tight limits. Usage: scripts/fuzz.sh [SECONDS per target, default 60]
 # [TARGET ...]. Findings land in build-fuzz/findings/; a summary table (exec counts) is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ root=$PWD
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(zip unpickle parser npy load load_vulkan)
+((${#targets[@]})) || targets=(zip unpickle parser npy load load_vulkan program)
 
 missing=()
 for p in clang-15 libfuzzer-15-dev; do
@@ -40,6 +41,7 @@ for t in "${targets[@]}"; do
   [[ $t == load* || $t == zip ]] && max_len=1048576
   log=$build/fuzz_$t.log
   # Regression inputs from earlier findings join the corpus (tests/fuzz/regressions/<target>).
+  mkdir -p "$corpus/$t"  # program starts from nothing: every input is a program
   dirs=("$corpus/$t")
   [[ -d $root/tests/fuzz/regressions/$t ]] && dirs+=("$root/tests/fuzz/regressions/$t")
   set +e

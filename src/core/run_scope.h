@@ -95,7 +95,6 @@ class RunScope {
   bool check_clock();
 
   bool governs_;
-  RunScope* outer_ = nullptr;
   uint64_t steps_ = 0;
   uint64_t max_steps_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;

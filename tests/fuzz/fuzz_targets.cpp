@@ -1,5 +1,6 @@
-// libFuzzer harnesses for every parser of untrusted input (issue 14). One source, one binary per
-// target, chosen by TVK_FUZZ_TARGET at compile time (tests/fuzz/CMakeLists.txt). A finding is
+// libFuzzer harnesses for every parser of untrusted input (issue 14) and for model code (issue
+// 49). One source, one binary per target, chosen by TVK_FUZZ_TARGET at compile time
+// (tests/fuzz/CMakeLists.txt). A finding is
 // anything but a clean tvk::Error: a crash, a sanitizer report, a hang, an exception of
 // another type (which the harness lets escape, so libFuzzer reports it).
 #include <cstddef>
@@ -12,6 +13,7 @@
 #include "jit/serialization/import.h"
 #include "jit/serialization/unpickler.h"
 #include "jit/serialization/zip_reader.h"
+#include "support/program_generator.h"
 #include "tvk/error.h"
 #include "tvk/module.h"
 #include "tvk/tensor.h"
@@ -36,6 +38,19 @@ void load_and_run(const uint8_t* data, size_t size) {
   module.forward(std::move(inputs));
 }
 
+// Structure-aware: the input's bytes choose a generated program (loops, recursion, nested values,
+// integer edge values, allocation), which runs under tight limits as a hostile file's would.
+void run_program(const uint8_t* data, size_t size) {
+  const std::string code = testing_support::ProgramGenerator(data, size).program();
+  Limits limits;
+  limits.max_steps = 20000;
+  limits.max_memory = 32 << 20;
+  limits.timeout_s = 5;
+  ZipReader zip = ZipReader::from_bytes(testing_support::script_archive(code), "program.pt");
+  jit::Module module(import_archive(zip, "program.pt", Device::CPU, limits));
+  module.forward({});
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -51,6 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)io::parse_npy(std::vector<uint8_t>(data, data + size), "fuzz.npy");
 #elif defined(TVK_FUZZ_LOAD) || defined(TVK_FUZZ_LOAD_VULKAN)
     load_and_run(data, size);
+#elif defined(TVK_FUZZ_PROGRAM)
+    run_program(data, size);
 #else
 #error "define one TVK_FUZZ_* target"
 #endif

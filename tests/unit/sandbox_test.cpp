@@ -8,15 +8,13 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <random>
 #include <thread>
 
 #include "core/int_math.h"
 #include "core/run_scope.h"
 #include "jit/serialization/import.h"
-#include "jit/serialization/pickler.h"
 #include "jit/serialization/zip_reader.h"
-#include "jit/serialization/zip_writer.h"
+#include "support/program_generator.h"
 #include "support/test_support.h"
 #include "tvk/tvk.h"
 
@@ -28,18 +26,7 @@ namespace {
 // An archive whose module class __torch__.m.M has `methods` (indented two spaces) and, when
 // `extra` is set, an extra/ record holding it.
 std::vector<uint8_t> archive(const std::string& methods, const std::string& extra = "") {
-  auto root = std::make_shared<Object>();
-  root->type_name = "__torch__.m.M";
-  root->set("training", IValue(false));
-  Pickler pickler;
-  const std::vector<uint8_t> data_pkl = pickler.pickle(IValue(root));
-  ZipWriter zip = ZipWriter::in_memory("m");
-  zip.add("code/__torch__/m.py", "import torch\nclass M(Module):\n  __parameters__ = []\n  __buffers__ = []\n"
-                                 "  training : bool\n" + methods);
-  zip.add("data.pkl", data_pkl);
-  if (!extra.empty()) zip.add("extra/notes.txt", extra);
-  zip.finish();
-  return zip.bytes();
+  return testing_support::script_archive(methods, extra);
 }
 
 Module load_bytes(const std::vector<uint8_t>& bytes, const Limits& limits = {}, Device device = Device::CPU) {
@@ -368,92 +355,6 @@ TEST(Sandbox, SizesParseWithUnits) {
   EXPECT_LE(default_max_memory(), uint64_t{8} << 30);
 }
 
-namespace {
-// Random TorchScript programs for the interpreter, from a seed: loops (nested, long, endless),
-// calls and recursion, integer edge values and every integer operator, lists and strings that
-// grow, tensors of any size. Not well typed on purpose: the interpreter must answer each with a
-// result or a tvk::Error under the limits.
-class ProgramGenerator {
- public:
-  explicit ProgramGenerator(uint64_t seed) : rng_(seed) {}
-
-  std::string program() {
-    std::string code;
-    for (int f = 0; f < kFunctions; ++f) {
-      function_ = f;
-      code += "  def f" + std::to_string(f) + "(self: __torch__.m.M, n: int) -> int:\n";
-      code += "    a = n\n    b = 1\n    c = -1\n    l = [n]\n    s = 'x'\n";
-      code += block(2, 2) + "    return " + int_expr(2) + "\n";
-    }
-    return code + "  def forward(self: __torch__.m.M) -> int:\n    return self.f0(" + literal() + ")\n";
-  }
-
- private:
-  static constexpr int kFunctions = 4;
-
-  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
-
-  std::string literal() {
-    static const char* values[] = {"0", "1", "-1", "2", "7", "-3", "63", "100000", "9223372036854775807",
-                                   "(-9223372036854775807 - 1)", "4611686018427387904", "1073741824"};
-    return values[pick(12)];
-  }
-
-  std::string int_expr(int depth) {
-    if (depth <= 0) {
-      static const char* leaves[] = {"a", "b", "c", "n", "len(l)", "len(s)"};
-      return pick(2) ? literal() : leaves[pick(6)];
-    }
-    switch (pick(6)) {
-      case 0: {
-        static const char* ops[] = {"+", "-", "*", "//", "%", "**"};
-        return "(" + int_expr(depth - 1) + " " + ops[pick(6)] + " " + int_expr(depth - 1) + ")";
-      }
-      case 1: return "(-" + int_expr(depth - 1) + ")";
-      case 2: return "abs(" + int_expr(depth - 1) + ")";
-      case 3: return "int(float(" + int_expr(depth - 1) + ") * 1.5e300)";
-      case 4: {
-        // Calls: forward to a later function, or back to this one (recursion).
-        const int callee = pick(2) ? std::min(function_ + 1, kFunctions - 1) : function_;
-        return "self.f" + std::to_string(callee) + "(" + int_expr(depth - 1) + ")";
-      }
-      default: return int_expr(0);
-    }
-  }
-
-  std::string block(int indent, int depth) {
-    std::string out;
-    const int n = 1 + pick(3);
-    for (int i = 0; i < n; ++i) out += statement(indent, depth);
-    return out;
-  }
-
-  std::string statement(int indent, int depth) {
-    const std::string pad(static_cast<size_t>(indent) * 2, ' ');
-    const int kind = depth > 0 ? pick(12) : pick(7);
-    switch (kind) {
-      case 0: return pad + "a = " + int_expr(2) + "\n";
-      case 1: return pad + "b = " + int_expr(2) + "\n";
-      case 2: return pad + "l.append(" + int_expr(1) + ")\n";
-      case 3: return pad + "l = l + l\n";
-      case 4: return pad + "s = s + s\n";
-      case 5: return pad + "l = [l]\n";
-      case 6: return pad + "t = torch.ones([" + int_expr(1) + "])\n";
-      case 7: return pad + "while a < " + int_expr(1) + ":\n" + pad + "  a += 1\n" + block(indent + 1, depth - 1);
-      case 8: return pad + "for i in range(" + int_expr(1) + "):\n" + block(indent + 1, depth - 1);
-      case 9:
-        return pad + "if " + int_expr(1) + " > " + int_expr(1) + ":\n" + block(indent + 1, depth - 1) + pad +
-               "else:\n" + block(indent + 1, depth - 1);
-      case 10: return pad + "while True:\n" + block(indent + 1, depth - 1);
-      default: return pad + "c = " + int_expr(3) + "\n";
-    }
-  }
-
-  std::mt19937_64 rng_;
-  int function_ = 0;
-};
-}  // namespace
-
 // Hundreds of generated programs under tight limits: each gives a value or a tvk::Error; none
 // crashes, hangs or runs out of memory (under the sanitizer pass: no undefined behaviour).
 TEST(Sandbox, GeneratedProgramsEndInAResultOrAnError) {
@@ -463,7 +364,7 @@ TEST(Sandbox, GeneratedProgramsEndInAResultOrAnError) {
   limits.timeout_s = 5;
   int results = 0, errors = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
-    const std::string code = ProgramGenerator(seed).program();
+    const std::string code = testing_support::ProgramGenerator(seed).program();
     try {
       run_forward_code(code, limits);
       ++results;
