@@ -17,7 +17,7 @@ TEST(NoDriver, IsVulkanAvailableSaysNoWithoutThrowing) {
   VulkanInfo info = vulkan_info();
   EXPECT_FALSE(info.error.empty());
   // Built with Vulkan, the error says what to install; built without, that it was left out.
-  EXPECT_NE(info.error.find(info.built ? "install mesa-vulkan-drivers" : "TVK_USE_VULKAN=OFF"), std::string::npos)
+  EXPECT_NE(info.error.find(info.built ? "install mesa-vulkan-drivers" : "TVK_USE_VULKAN"), std::string::npos)
       << info.error;
   for (const auto& d : info.devices) EXPECT_FALSE(d.selected);
 }
@@ -29,7 +29,7 @@ TEST(NoDriver, MovingToVulkanIsAClearErrorAndCpuStillWorks) {
     t.vulkan();
     FAIL() << "expected tvk::Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(vulkan_info().built ? "install mesa-vulkan-drivers" : "TVK_USE_VULKAN=OFF"),
+    EXPECT_NE(std::string(e.what()).find(vulkan_info().built ? "install mesa-vulkan-drivers" : "TVK_USE_VULKAN"),
               std::string::npos)
         << e.what();
   }
