@@ -181,7 +181,7 @@ Tensor from_numpy(py::array array) {
 
 // Values cross between Python and tvk at most this deep (as in Java), so a hostile nesting is
 // an error, not a stack overflow in the conversion.
-constexpr int kMaxNesting = 64;
+constexpr int kMaxNesting = tvk::ValueWalk::kMaxDepth;  // inputs, as ValueWalk bounds outputs
 
 void check_nesting(int depth) {
   if (depth > kMaxNesting) throw tvk::Error(tvk::detail::concat("a value nested more than ", kMaxNesting, " deep"));

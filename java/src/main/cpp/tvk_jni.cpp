@@ -21,7 +21,7 @@ enum : jint {
   kDictStringKey = 9, kDictLongKey = 10
 };
 enum : jint { kFloat32 = 1, kInt64 = 2, kBoolType = 3 };
-constexpr int kMaxNesting = 64;  // deeper Java values are refused rather than recursed into
+constexpr int kMaxNesting = tvk::ValueWalk::kMaxDepth;  // deeper Java inputs are refused, as outputs are
 
 // A Java exception is already pending: unwind to the JNI entry point and return.
 struct JavaExceptionPending {};
@@ -113,7 +113,8 @@ tvk::List items_from_java(JNIEnv* env, jobjectArray array, int depth) {
 
 tvk::IValue from_java(JNIEnv* env, jobject v, int depth) {
   if (!v) throw tvk::Error("a null IValue");
-  if (depth > kMaxNesting) throw tvk::Error("an IValue nested more than 64 levels deep");
+  if (depth > kMaxNesting)
+    throw tvk::Error(tvk::detail::concat("an IValue nested more than ", kMaxNesting, " levels deep"));
   const jint type = env->GetIntField(v, ids.iv_type);
   jobject data = env->GetObjectField(v, ids.iv_data);
   tvk::IValue out;
