@@ -551,7 +551,6 @@ void GraphExecutor::check_inputs(Stack& inputs) const {
 }
 
 std::vector<IValue> GraphExecutor::bind_inputs(Stack inputs) const {
-  check_inputs(inputs);
   const auto& graph_inputs = graph_->inputs();
   std::vector<IValue> env(graph_->value_count());
   for (size_t i = 0; i < inputs.size(); ++i) env[graph_inputs[i]->id] = std::move(inputs[i]);

@@ -76,6 +76,7 @@ class GraphExecutor {
   bool replay(Plan& plan, const Stack& inputs, Device device, bool outputs_to_cpu, IValue* result) const;
   // Fills in defaulted inputs; throws naming a wrong count or a non-tensor for a Tensor input.
   void check_inputs(Stack& inputs) const;
+  // The inputs in a value environment; run() has checked them.
   std::vector<IValue> bind_inputs(Stack inputs) const;
 
   std::shared_ptr<const Graph> graph_;
