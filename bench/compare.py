@@ -7,6 +7,7 @@ warm-up, the median of --iters runs. tvk is timed by `tvk bench --json` on optim
 (`tvk optimize`), which it makes in --workdir from torchvision models with random weights.
 
 usage: compare.py --tvk build/tvk [--models mobilenet_v2,resnet18,squeezenet1_1] [--batch 1,32]
+                  [--precision fp32,fp16]
                   [--iters N] [--warmup N] [--workdir DIR] [--json out.json] [--svg out.svg]
                   [--markdown out.md] [--no-compile]
        compare.py --plot-only out.json --svg out.svg     (redraw a run's chart)
@@ -40,12 +41,29 @@ def time_torch(fn, x, iters, warmup, sync=None):
     return {"median_ms": statistics.median(times), "min_ms": min(times)}
 
 
-def torch_peers(name, batch, iters, warmup, compile_too):
+def torch_peers(name, batch, iters, warmup, compile_too, precision="fp32"):
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)().eval()
     x = torch.rand(batch, 3, 224, 224)
     out = {}
     torch.set_num_threads(os.cpu_count())
+    if precision == "fp16":
+        # The fp16 peer: model.half() in channels_last, fp32 CPU input converted on the GPU and
+        # the output returned as fp32, as tvk's --precision fp16 takes and gives them.
+        if not torch.cuda.is_available():
+            return out
+        cuda = model.cuda().half().to(memory_format=torch.channels_last)
+        sync = torch.cuda.synchronize
+        run = lambda t: cuda(t.cuda().half().contiguous(memory_format=torch.channels_last)).float().cpu()
+        out["torch_cuda_eager"] = time_torch(run, x, iters, warmup, sync)
+        if compile_too:
+            try:
+                compiled = torch.compile(cuda, mode="reduce-overhead")
+                run = lambda t: compiled(t.cuda().half().contiguous(memory_format=torch.channels_last)).float().cpu()
+                out["torch_compile"] = time_torch(run, x, iters, max(warmup, 5), sync)
+            except Exception as e:
+                log("torch.compile failed for %s: %s" % (name, str(e).splitlines()[0][:200]))
+        return out
     out["torch_cpu"] = time_torch(model, x, max(3, iters // 4), 2)
     if torch.cuda.is_available():
         cuda = model.cuda()
@@ -83,10 +101,10 @@ def ensure_models(tvk, workdir, name):
     return optimized
 
 
-def tvk_bench(tvk, model, batch, iters, warmup, extra_env=None):
+def tvk_bench(tvk, model, batch, iters, warmup, extra_env=None, precision="fp32"):
     env = dict(os.environ, **(extra_env or {}))
     cmd = [tvk, "bench", model, "--input-shape", "%d,3,224,224" % batch, "--iters", str(iters),
-           "--warmup", str(warmup), "--json", "--profile"]
+           "--warmup", str(warmup), "--json", "--profile", "--precision", precision]
     r = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -107,7 +125,8 @@ def svg_chart(rows, path):
            ' tvk Nx = peer time / tvk time)</text>']
     y = height
     for r in rows:
-        out.append('<text x="10" y="%d">%s, batch %d</text>' % (y + 12, r["model"], r["batch"]))
+        out.append('<text x="10" y="%d">%s, batch %d, %s</text>' % (y + 12, r["model"], r["batch"],
+                                                                  r.get("precision", "fp32")))
         for k in runners:
             if k not in r:
                 continue
@@ -129,6 +148,8 @@ def main():
     p.add_argument("--tvk", default="build/tvk")
     p.add_argument("--models", default="mobilenet_v2,resnet18,squeezenet1_1")
     p.add_argument("--batch", default="1")
+    p.add_argument("--precision", default="fp32", help="fp32, fp16 or both (fp32,fp16); fp16 peers are "
+                   "model.half() in channels_last on CUDA")
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--workdir", default="/tmp/tvk-compare")
@@ -146,21 +167,24 @@ def main():
     for name in args.models.split(","):
         model = ensure_models(args.tvk, args.workdir, name)
         for batch in [int(b) for b in args.batch.split(",")]:
-            log("%s batch %d ..." % (name, batch))
-            row = {"model": name, "batch": batch}
-            row["tvk"] = tvk_bench(args.tvk, model, batch, args.iters, args.warmup)
-            if args.eager_too:
-                row["tvk_eager"] = tvk_bench(args.tvk, model, batch, args.iters, args.warmup, {"TVK_PLAN": "0"})
-            row.update(torch_peers(name, batch, args.iters, args.warmup, not args.no_compile))
-            rows.append(row)
-    header = "| model | batch | tvk median (min) | " + " | ".join(
+            for prec in args.precision.split(","):
+                log("%s batch %d %s ..." % (name, batch, prec))
+                row = {"model": name, "batch": batch, "precision": prec}
+                row["tvk"] = tvk_bench(args.tvk, model, batch, args.iters, args.warmup, precision=prec)
+                if args.eager_too:
+                    row["tvk_eager"] = tvk_bench(args.tvk, model, batch, args.iters, args.warmup, {"TVK_PLAN": "0"},
+                                                 precision=prec)
+                row.update(torch_peers(name, batch, args.iters, args.warmup, not args.no_compile, prec))
+                rows.append(row)
+    header = "| model | batch | precision | tvk median (min) | " + " | ".join(
         k for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_cuda_eager_fp32", "torch_compile",
                   "torch_compile_gpu_input"]
         if any(k in r for r in rows)) + " | tvk GPU ms | peak MiB | dispatches |"
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for r in rows:
         t = r["tvk"]
-        cells = ["%s" % r["model"], "%d" % r["batch"], "%.3f ms (%.3f)" % (t["median_ms"], t["min_ms"])]
+        cells = ["%s" % r["model"], "%d" % r["batch"], r.get("precision", "fp32"),
+                 "%.3f ms (%.3f)" % (t["median_ms"], t["min_ms"])]
         for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_cuda_eager_fp32", "torch_compile",
                   "torch_compile_gpu_input"]:
             if not any(k in x for x in rows):
@@ -170,6 +194,9 @@ def main():
                 cells.append("%.3f ms (tvk %.2fx)" % (v, v / t["median_ms"]))
             else:
                 cells.append("-")
+        # The measure: the better of CUDA eager and torch.compile at this precision.
+        peers = [r[k]["median_ms"] for k in ("torch_cuda_eager", "torch_compile") if k in r]
+        cells.append("%.2fx" % (min(peers) / t["median_ms"]) if peers else "-")
         cells += ["%.3f" % t["gpu_ms"], "%.1f" % (t["peak_device_bytes"] / 2**20), "%.0f" % t["dispatches_per_inference"]]
         lines.append("| " + " | ".join(cells) + " |")
     table = "\n".join(lines)

@@ -372,7 +372,10 @@ def generate(torch, c):
     c.error("aten::avg_pool2d", r(1, 3, 8, 8), [2, 2], [2, 2], [0, 0], False, True, 0)
     adaptive = [((1, 3, 7, 7), [1, 1]), ((2, 5, 7, 7), [3, 3]), ((1, 4, 11, 9), [5, 4]), ((2, 3, 4, 5), [9, 7]),
                 ((6, 9, 10), [2, 3]), ((1, 16, 13, 13), [7, 7]), ((3, 2, 1, 1), [2, 2]), ((1, 6, 8, 12), [1, 5]),
-                ((2, 7, 5, 3), [5, 3]), ((1, 1, 17, 17), [6, 6])]
+                ((2, 7, 5, 3), [5, 3]), ((1, 1, 17, 17), [6, 6]),
+                # windows of thousands of values (global pooling; PoolMethod::Group's case), one
+                # of them past lavapipe's 65535 loop iterations
+                ((2, 8, 56, 56), [1, 1]), ((2, 5, 33, 40), [2, 3]), ((1, 1, 300, 300), [1, 1])]
     for xs, size in adaptive:
         x = r(xs)
         c.add("aten::adaptive_avg_pool2d", x, size)

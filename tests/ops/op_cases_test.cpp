@@ -510,14 +510,15 @@ INSTANTIATE_TEST_SUITE_P(Vulkan, GemmMethods, ::testing::ValuesIn(vulkan::kGemmM
                            return std::string(vulkan::to_string(info.param));
                          });
 
-// Pooling: torch's max_pool2d and avg_pool2d cases.
+// Pooling: torch's max_pool2d, avg_pool2d and adaptive pooling cases.
 class PoolMethods : public ::testing::TestWithParam<vulkan::PoolMethod> {};
 
 TEST_P(PoolMethods, ForcedMethodMatchesTorchOnTheCasesItRuns) {
   TVK_NEED_VULKAN();
   TVK_NEED_OP_CASES();
   const vulkan::PoolMethod method = GetParam();
-  const auto [taken, cases] = run_forced({"aten::max_pool2d", "aten::avg_pool2d"},
+  const auto [taken, cases] = run_forced({"aten::max_pool2d", "aten::avg_pool2d", "aten::adaptive_avg_pool2d",
+                                          "aten::adaptive_max_pool2d"},
                                          [&](vulkan::KernelOptions& o) { o.pool = method; }, vulkan::to_string(method));
   EXPECT_GT(cases, 20);
   EXPECT_GT(taken, 0);
@@ -604,7 +605,8 @@ std::vector<OptionSet> variant_option_sets() {
           OptionSet f = s;
           f.name += std::string(" pool=") + vulkan::to_string(m);
           f.options.pool = m;
-          f.ops = {"aten::max_pool2d", "aten::avg_pool2d"};
+          f.ops = {"aten::max_pool2d", "aten::avg_pool2d", "aten::adaptive_avg_pool2d",
+                   "aten::adaptive_max_pool2d"};
           sets.push_back(f);
         }
         for (const vulkan::SoftmaxMethod m : vulkan::kSoftmaxMethods) {

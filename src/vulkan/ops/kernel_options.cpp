@@ -40,6 +40,7 @@ constexpr std::pair<PoolMethod, const char*> kPoolNames[] = {
     {PoolMethod::Window, "window"},
     {PoolMethod::Tile, "tile"},
     {PoolMethod::TileStorage, "tile_storage"},
+    {PoolMethod::Group, "group"},
 };
 constexpr std::pair<SoftmaxMethod, const char*> kSoftmaxNames[] = {
     {SoftmaxMethod::Auto, "auto"},

@@ -65,16 +65,17 @@ inline constexpr std::array<GemmMethod, 5> kGemmMethods{GemmMethod::Rows, GemmMe
 const char* to_string(GemmMethod method);
 std::optional<GemmMethod> gemm_method_named(std::string_view name);
 
-// The ways tvk runs max_pool2d and avg_pool2d (pooling.cpp).
+// The ways tvk runs max_pool2d, avg_pool2d and the adaptive pools (pooling.cpp).
 enum class PoolMethod : uint8_t {
   Auto,         // chosen per call
-  Window,       // pool2d.glsl: one output per invocation, any window, its taps in a loop
+  Window,       // pool2d.glsl, adaptive_{avg,max}_pool2d.glsl: one output per invocation, its window in a loop
   Tile,         // pool2d_tile.glsl: 4 outputs per invocation, windows up to 7x7 unrolled, texel reads
   TileStorage,  // pool2d_tile_storage: the same from a storage buffer (GPUs, tensors past a texel view)
+  Group,        // adaptive_{avg,max}_pool2d.glsl GROUP 1: a work group per output, meeting in shared memory
 };
-inline constexpr std::array<PoolMethod, 3> kPoolMethods{PoolMethod::Window, PoolMethod::Tile,
-                                                        PoolMethod::TileStorage};
-const char* to_string(PoolMethod method);  // "window", "tile", "tile_storage"
+inline constexpr std::array<PoolMethod, 4> kPoolMethods{PoolMethod::Window, PoolMethod::Tile,
+                                                        PoolMethod::TileStorage, PoolMethod::Group};
+const char* to_string(PoolMethod method);  // "window", "tile", "tile_storage", "group"
 std::optional<PoolMethod> pool_method_named(std::string_view name);
 
 // The ways tvk runs softmax and log_softmax (reduction.cpp): softmax.glsl's WIDE modes.
@@ -111,7 +112,8 @@ struct KernelOptions {
   // The method every matrix product that it can run takes (Auto: chosen per product). One that
   // cannot run a product leaves it to the choice it would have had.
   GemmMethod gemm = GemmMethod::Auto;
-  // The methods pooling and softmax take where they can (Auto: chosen per call).
+  // The methods pooling (max, average, adaptive average) and softmax take where they can (Auto:
+  // chosen per call).
   PoolMethod pool = PoolMethod::Auto;
   SoftmaxMethod softmax = SoftmaxMethod::Auto;
   // Convolutions on the GEMM kernels: On wherever they fit (batch 1 too), Off never, Auto where

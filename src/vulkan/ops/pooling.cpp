@@ -1,6 +1,6 @@
 // Vulkan pooling and resizing (shaders pool2d.glsl, pool2d_tile.glsl, adaptive_{avg,max}_pool2d.glsl,
 // upsample_nearest2d.glsl), sharing the checked geometry of ops/pool_params.h. max_pool2d and
-// avg_pool2d run one of the named PoolMethods (kernel_options.h).
+// avg_pool2d and adaptive_avg_pool2d run one of the named PoolMethods (kernel_options.h).
 #include "ops/pool_params.h"
 #include "ops/registry.h"
 #include "vulkan/ops/kernel_options.h"
@@ -45,6 +45,7 @@ Tensor pool2d(const char* op, PoolMode mode, const Tensor& self, const ops::Pool
       case PoolMethod::Window: return true;
       case PoolMethod::Tile: return tiles && texel_view_fits(self, Buffer::TexelFormat::R32);
       case PoolMethod::TileStorage: return tiles && storage_binding_fits(self);
+      case PoolMethod::Group: return false;  // adaptive pooling's
     }
     return false;
   };
@@ -92,11 +93,43 @@ PlaneParams plane_params(const char* op, const ops::AdaptivePool2dParams& p) {
   return {to_i32(op, p.in_w), to_i32(op, p.in_h), to_i32(op, p.out_w), to_i32(op, p.out_h), to_i32(op, p.planes)};
 }
 
+// Adaptive pooling's method: Window (an invocation per output cell) or Group (a work group per
+// cell), from the largest window, which a cell spans at most ceil(in / out) + 1 values of in
+// each dim.
+PoolMethod adaptive_pool_method(const char* op, const ops::AdaptivePool2dParams& p) {
+  const int64_t window = (p.out_h == 0 || p.out_w == 0)
+                             ? 0
+                             : ((p.in_h + p.out_h - 1) / p.out_h + 1) * ((p.in_w + p.out_w - 1) / p.out_w + 1);
+  auto can_run = [&](PoolMethod m) {
+    // One invocation's loop: lavapipe stops a shader's loops after 65535 iterations.
+    if (m == PoolMethod::Window) return window <= 65535;
+    return m == PoolMethod::Group;
+  };
+  // GPUs: a group per cell once a window fills one (global pooling: the window in one loop took
+  // 1.4 of efficientnet_b0's 2.5 ms on an H100, docs/benchmarks.md). CPU devices: the loop, their
+  // few cores being filled by the planes already.
+  const PoolMethod preferred = gpu_shaped_kernels() && window >= 64 ? PoolMethod::Group : PoolMethod::Window;
+  return choose_method(op, kernel_options().pool, preferred, kPoolMethods, can_run);
+}
+
+// The launch of adaptive_{avg,max}_pool2d.glsl by `method`.
+ShaderLaunch adaptive_pool_launch(const char* shader, PoolMethod method, const ops::AdaptivePool2dParams& p) {
+  if (method == PoolMethod::Group) {
+    constexpr uint32_t kGroup = 64;  // the shaders' kGroup
+    ShaderLaunch l = row_groups_launch(shader, p.out_w * p.out_h * p.planes, kGroup);
+    l.constants = {1};
+    return l;
+  }
+  return grid_launch(shader, plane_grid(p.out_w, p.out_h, p.planes), {0});
+}
+
 Tensor adaptive_avg_pool2d_impl(const char* op, const Tensor& self, const IntList& output_size, bool composite) {
   const ops::AdaptivePool2dParams p = ops::adaptive_pool2d_params(op, self, output_size, composite);
   check_vulkan_float(op, self);
   Tensor out = empty_vulkan(p.out_sizes);
-  launch(grid_launch("adaptive_avg_pool2d", plane_grid(p.out_w, p.out_h, p.planes)), {out, self}, plane_params(op, p));
+  const PoolMethod method = adaptive_pool_method(op, p);
+  const OpMethod recorded(op, to_string(method));
+  launch(adaptive_pool_launch("adaptive_avg_pool2d", method, p), {out, self}, plane_params(op, p));
   return out;
 }
 Tensor adaptive_avg_pool2d(const Tensor& self, IntList output_size) {
@@ -113,8 +146,9 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntList outpu
   check_vulkan_float(op, self);
   Tensor values = empty_vulkan(p.out_sizes);
   Tensor indices = empty(p.out_sizes, DType::Int64, tvk::Device::Vulkan);
-  launch(grid_launch("adaptive_max_pool2d", plane_grid(p.out_w, p.out_h, p.planes)), {values, indices, self},
-         plane_params(op, p));
+  const PoolMethod method = adaptive_pool_method(op, p);
+  const OpMethod recorded(op, to_string(method));
+  launch(adaptive_pool_launch("adaptive_max_pool2d", method, p), {values, indices, self}, plane_params(op, p));
   return {values, indices};
 }
 
