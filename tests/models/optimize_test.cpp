@@ -565,3 +565,69 @@ TEST(FuseCatOfPackedConvs, FusesDistinctConvolutionsAndLeavesSharedOnes) {
   g = build({0, 1}, true);
   EXPECT_EQ(fuse_cat_of_packed_convs(*g), 0);
 }
+
+// fuse_activation_into_packed_ops on hand-made graphs: a packed convolution followed by silu and
+// a packed linear followed by gelu(approximate='tanh') each become one fused op with the CPU's
+// result; an activation whose argument is not constant (gelu's approximate as an input), an
+// op that is not an activation, and a product whose output is also a graph output stay.
+TEST(FuseActivationIntoPackedOps, FusesEpilogueActivationsAndLeavesTheRest) {
+  TVK_NEED_VULKAN();
+  const Tensor w = randn({6, 4, 3, 3}, 70), x = randn({2, 4, 9, 7}, 71);
+  const Tensor lw = randn({5, 7}, 72), lb = randn({5}, 73);
+  const IValue conv_ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                    {IValue(w), IValue(), IValue(IntList{1, 1}), IValue(IntList{1, 1}),
+                                     IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+  const IValue linear_ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(lw).contiguous()), IValue(lb)});
+  auto node = [](Graph& g, const char* op, std::vector<Arg> args) {
+    auto n = std::make_unique<Node>();
+    n->op = &ops::require_op(op);
+    n->args = std::move(args);
+    n->outputs.push_back(g.new_value(ValueType::Tensor));
+    return g.append(std::move(n));
+  };
+  // One product (`run`, with `ctx`) then `act` with `extra` arguments (`approximate_input`: one
+  // more, a graph input); `keep`: the product's output is a graph output too.
+  auto build = [&](const char* run, const IValue& ctx, const char* act, std::vector<Arg> extra, bool keep,
+                   bool approximate_input = false) {
+    auto g = std::make_unique<Graph>();
+    Value* in = g->add_input("x", ValueType::Tensor);
+    if (approximate_input) extra.push_back(Arg::of(g->add_input("approximate", ValueType::Str)));
+    Node* product = node(*g, run, {Arg::of(in), Arg::of(ctx)});
+    std::vector<Arg> args{Arg::of(product->outputs[0])};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Node* a = node(*g, act, std::move(args));
+    g->outputs().push_back(Arg::of(a->outputs[0]));
+    if (keep) g->outputs().push_back(Arg::of(product->outputs[0]));
+    return g;
+  };
+  auto run = [](std::unique_ptr<Graph> g, const Tensor& input) {
+    GraphExecutor exec(std::shared_ptr<const Graph>(std::move(g)));
+    Stack in;
+    in.emplace_back(input.vulkan());
+    return exec.run(std::move(in)).toTensor().cpu();
+  };
+  {
+    auto g = build("vulkan_prepack::run_conv2d_context", conv_ctx, "aten::silu", {}, false);
+    EXPECT_EQ(fuse_activation_into_packed_ops(*g), 1);
+    EXPECT_EQ(g->op_histogram().count("tvk::run_conv2d_context_act"), 1u);
+    EXPECT_EQ(g->op_histogram().count("aten::silu"), 0u);
+    EXPECT_LE(relative_diff(run(std::move(g), x), silu(conv2d(x, w, Tensor(), {1}, {1}))), 1e-5);
+  }
+  {
+    const Tensor lx = randn({3, 2, 7}, 74);
+    auto g = build("vulkan_prepack::run_linear_context", linear_ctx, "aten::gelu",
+                   {Arg::of(IValue(std::string("tanh")))}, false);
+    EXPECT_EQ(fuse_activation_into_packed_ops(*g), 1);
+    EXPECT_EQ(g->op_histogram().count("tvk::run_linear_context_act"), 1u);
+    EXPECT_LE(relative_diff(run(std::move(g), lx), gelu(linear(lx, lw, lb), "tanh")), 1e-5);
+  }
+  EXPECT_EQ(fuse_activation_into_packed_ops(*build("vulkan_prepack::run_linear_context", linear_ctx, "aten::gelu", {},
+                                                   false, true)),
+            0);
+  EXPECT_EQ(fuse_activation_into_packed_ops(*build("vulkan_prepack::run_conv2d_context", conv_ctx, "aten::neg", {},
+                                                   false)),
+            0);
+  EXPECT_EQ(fuse_activation_into_packed_ops(*build("vulkan_prepack::run_conv2d_context", conv_ctx, "aten::silu", {},
+                                                   true)),
+            0);
+}

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <set>
+#include <string>
 
+#include "ops/activation.h"
 #include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "support/kernel_flips.h"
@@ -780,3 +783,85 @@ TEST(RandomFills, UniformAndNormalHaveTheirDistributionOnEachDevice) {
     EXPECT_GT(max_abs_diff(a.cpu(), b.cpu()), 0.1) << "two draws gave the same values";
   }
 }
+
+#if TVK_USE_VULKAN
+// Fused activations (tvk::run_conv2d_context_act, tvk::run_linear_context_act) through every
+// convolution and matrix-product method, forced in turn: each method's last kernel applies the
+// activation after its clamp, and must give the unfused ops' result. The activation changes per
+// (method, layer) so that every activation meets every method over the layers, while each
+// pipeline is made once (a test of every pairing made PipelineVariants minutes slower).
+TEST(FusedActivations, EveryConvolutionAndProductMethodMatchesTheUnfusedOps) {
+  TVK_NEED_VULKAN();
+  constexpr int kActivations = 7;  // ops::FusedActivation after None
+  auto activation = [](size_t i) { return static_cast<ops::FusedActivation>(1 + i % kActivations); };
+  struct Layer {
+    IntList x, w;
+    int64_t stride, padding, groups;
+    bool relu;  // a clamp in the context too, before the activation
+  };
+  const std::vector<Layer> layers{
+      {{1, 8, 12, 12}, {16, 8, 1, 1}, 1, 0, 1, false},  // pointwise
+      {{2, 8, 11, 13}, {12, 8, 3, 3}, 1, 1, 1, true},   // 3x3 stride 1 (Winograd's)
+      {{1, 6, 9, 9}, {8, 6, 3, 3}, 2, 1, 1, false},     // stride 2
+      {{2, 8, 10, 10}, {8, 1, 5, 5}, 1, 2, 8, false},   // depthwise 5x5
+      {{1, 8, 7, 7}, {8, 2, 3, 3}, 1, 1, 4, true},      // grouped
+      {{1, 3, 16, 16}, {16, 3, 3, 3}, 2, 1, 1, false},  // a stem
+  };
+  std::set<std::string> conv_methods_taken;
+  for (size_t m = 0; m < vulkan::kConvMethods.size(); ++m) {
+    const vulkan::ConvMethod method = vulkan::kConvMethods[m];
+    if (method == vulkan::ConvMethod::Transposed) continue;
+    vulkan::MethodLog log;
+    vulkan::KernelOptions options = vulkan::kernel_options();
+    options.conv = method;
+    options.log = &log;
+    const vulkan::ScopedKernelOptions scope(options);
+    for (size_t l = 0; l < layers.size(); ++l) {
+      const Layer& L = layers[l];
+      const ops::FusedActivation act = activation(m + l);
+      SCOPED_TRACE(std::string(vulkan::to_string(method)) + " layer " + std::to_string(l) + " " + ops::to_string(act));
+      const Tensor x = randn(L.x, 80 + l), w = randn(L.w, 90 + l), b = randn({L.w[0]}, 100 + l);
+      const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                   {IValue(w.vulkan()), IValue(b.vulkan()), IValue(IntList{L.stride, L.stride}),
+                                    IValue(IntList{L.padding, L.padding}), IValue(IntList{1, 1}), IValue(L.groups),
+                                    L.relu ? IValue(0.0) : IValue(), IValue()});
+      log.clear();
+      const Tensor got = ops::call("tvk::run_conv2d_context_act", {IValue(x.vulkan()), ctx, IValue(ops::to_string(act))})
+                             .toTensor()
+                             .cpu();
+      Tensor want = conv2d(x, w, b, {L.stride}, {L.padding}, {1}, L.groups);
+      if (L.relu) want = relu(want);
+      want = ops::apply_activation(act, want);
+      EXPECT_LE(max_abs_diff(got, want), 1e-4 * std::max(1.0, testing_support::max_abs(want)));
+      for (const auto& [op, name] : log.entries()) conv_methods_taken.insert(name);
+    }
+  }
+  // Every convolution method but Split (subgroup shuffles; not on every device) ran some layer.
+  EXPECT_GE(conv_methods_taken.size(), vulkan::kConvMethods.size() - 2);
+  for (size_t m = 0; m < vulkan::kGemmMethods.size(); ++m) {
+    const vulkan::GemmMethod method = vulkan::kGemmMethods[m];
+    vulkan::KernelOptions options = vulkan::kernel_options();
+    options.gemm = method;
+    const vulkan::ScopedKernelOptions scope(options);
+    size_t l = 0;
+    for (const IntList& shape : {IntList{1, 37, 10}, IntList{20, 64, 70}, IntList{70, 33, 5}}) {
+      const ops::FusedActivation act = activation(m + l++);
+      SCOPED_TRACE(std::string(vulkan::to_string(method)) + " linear " + std::to_string(shape[0]) + "x" +
+                   std::to_string(shape[1]) + "->" + std::to_string(shape[2]) + " " + ops::to_string(act));
+      const Tensor x = randn({shape[0], shape[1]}, 110 + l), w = randn({shape[2], shape[1]}, 120 + l),
+                   b = randn({shape[2]}, 130 + l);
+      const IValue ctx = ops::call("vulkan_prepack::create_linear_context", {IValue(t(w).contiguous()), IValue(b)});
+      const Tensor got = ops::call("tvk::run_linear_context_act", {IValue(x.vulkan()), ctx, IValue(ops::to_string(act))})
+                             .toTensor()
+                             .cpu();
+      const Tensor want = ops::apply_activation(act, linear(x, w, b));
+      EXPECT_LE(max_abs_diff(got, want), 1e-4 * std::max(1.0, testing_support::max_abs(want)));
+    }
+  }
+  EXPECT_THROW(ops::call("tvk::run_linear_context_act",
+                         {IValue(randn({2, 3}).vulkan()),
+                          ops::call("vulkan_prepack::create_linear_context", {IValue(randn({3, 4})), IValue()}),
+                          IValue(std::string("swish"))}),
+               Error);
+}
+#endif

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "ops/activation.h"
 #include "ops/registry.h"
 #include "ops/quantized.h"
 #include "ops/xnnpack_contexts.h"
@@ -456,6 +457,45 @@ int fuse_add_into_packed_conv(Graph& g) {
     g.replace_all_uses(run->outputs[0], Arg::of(made->outputs[0]));
     erased.insert(add);
     g.erase(add);
+    g.erase(run);
+    ++fused;
+  }
+  return fused;
+}
+
+int fuse_activation_into_packed_ops(Graph& g) {
+  int fused = 0;
+  std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
+  for (Node* run : g.all_nodes()) {
+    if (erased.count(run)) continue;
+    const bool conv = run->is_op("vulkan_prepack::run_conv2d_context");
+    if (!conv && !run->is_op("vulkan_prepack::run_linear_context")) continue;
+    Node* act = sole_user(g, run->outputs[0]);
+    if (!act || act->kind != NodeKind::Op || act->owner != run->owner || act->args.empty() ||
+        !act->args[0].is_value() || act->args[0].value != run->outputs[0])
+      continue;
+    const std::string& name = act->op->schema.name;
+    std::string approximate = "none";
+    if (name == "aten::gelu" || name == "aten::gelu_") {
+      if (act->args.size() > 1) {
+        if (act->args[1].is_value() || !act->args[1].constant.isString()) continue;
+        approximate = act->args[1].constant.toStringRef();
+      }
+    } else if (act->args.size() != 1) {
+      continue;
+    }
+    const auto kind = ops::fused_activation_of(name, approximate);
+    if (!kind) continue;
+    auto fusedop = make_op_node(g, conv ? "tvk::run_conv2d_context_act" : "tvk::run_linear_context_act",
+                                {run->args[0], run->args[1], Arg::of(IValue(std::string(ops::to_string(*kind))))},
+                                ValueType::Tensor);
+    fusedop->source = run->source;
+    Node* made = g.insert_before(std::move(fusedop), run);
+    // Shape readers of the product's output read the fused one, of the same shape.
+    g.replace_all_uses(act->outputs[0], Arg::of(made->outputs[0]));
+    g.replace_all_uses(run->outputs[0], Arg::of(made->outputs[0]));
+    erased.insert(act);
+    g.erase(act);
     g.erase(run);
     ++fused;
   }

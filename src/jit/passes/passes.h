@@ -33,6 +33,10 @@ int fuse_clamp_into_packed_conv(Graph& graph);
 // shape (alpha 1), and optionally a relu, becomes tvk::run_conv2d_context_add, one dispatch
 // where the context's kernel allows it.
 int fuse_add_into_packed_conv(Graph& graph);
+// Execution-time fusion, as above: run_conv2d_context or run_linear_context followed by an
+// activation its epilogue can apply (sigmoid, tanh, hardswish, hardsigmoid, silu, gelu; see
+// ops::FusedActivation) becomes tvk::run_conv2d_context_act / tvk::run_linear_context_act.
+int fuse_activation_into_packed_ops(Graph& graph);
 // Execution-time fusion, as above: cat of run_conv2d_context outputs (squeezenet's fire
 // modules) becomes tvk::run_conv2d_contexts_cat, whose convolutions write their channels of the
 // result in place at batch 1 instead of each output being copied.

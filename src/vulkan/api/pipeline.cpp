@@ -1,5 +1,6 @@
 #include "vulkan/api/pipeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +17,8 @@
 namespace tvk::vulkan {
 
 bool PipelineKey::operator<(const PipelineKey& o) const {
-  return std::tie(shader, buffers, local_size, constants) < std::tie(o.shader, o.buffers, o.local_size, o.constants);
+  return std::tie(shader, buffers, local_size, constants, activation) <
+         std::tie(o.shader, o.buffers, o.local_size, o.constants, o.activation);
 }
 
 Pipeline::~Pipeline() { vkDestroyPipeline(device_, pipeline_, nullptr); }
@@ -49,6 +51,7 @@ void print_statistics(VkDevice device, VkPipeline pipeline, const PipelineKey& k
     if (i) line += ',';
     line += std::to_string(key.constants[i]);
   }
+  if (key.activation) line += " activation=" + std::to_string(key.activation);
   for (uint32_t e = 0; e < executables; ++e) {
     auto executable_info = make_info<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
     executable_info.pipeline = pipeline;
@@ -217,6 +220,15 @@ const Pipeline& PipelineCache::get(const PipelineKey& key) {
   values.insert(values.end(), key.constants.begin(), key.constants.end());
   std::vector<VkSpecializationMapEntry> entries(values.size());
   for (uint32_t i = 0; i < values.size(); ++i) entries[i] = {i, i * 4u, 4u};
+  if (key.activation) {
+    // A kernel asked for an activation its shader would silently leave out.
+    const auto& ids = shader.interface.spec_ids;
+    TVK_CHECK(std::find(ids.begin(), ids.end(), kActivationConstantId) != ids.end(), "shader ", key.shader,
+              " has no fused activation (fused_activation.glslh), asked for activation ", key.activation);
+    TVK_CHECK(values.size() < kActivationConstantId, "shader ", key.shader, ": too many specialisation constants");
+    entries.push_back({kActivationConstantId, static_cast<uint32_t>(values.size() * 4), 4u});
+    values.push_back(key.activation);
+  }
   VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
 
   auto info = make_info<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);

@@ -17,11 +17,17 @@ namespace tvk::vulkan {
 // kMaxPushConstantBytes of push constants.
 constexpr uint32_t kMaxPushConstantBytes = 128;
 
+// The specialisation constant of fused_activation.glslh's ACT.
+inline constexpr uint32_t kActivationConstantId = 31;
+
 struct PipelineKey {
   std::string shader;
   uint32_t buffers = 0;
   std::array<uint32_t, 3> local_size{64, 1, 1};  // specialisation constants 0..2
   std::vector<uint32_t> constants;               // specialisation constants 3..
+  // A fused activation (ops::FusedActivation): specialisation constant kActivationConstantId,
+  // which only shaders including fused_activation.glslh declare.
+  uint32_t activation = 0;
   bool operator<(const PipelineKey& o) const;
 };
 

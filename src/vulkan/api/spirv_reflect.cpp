@@ -15,7 +15,7 @@ enum : uint32_t {
 };
 enum : uint32_t {
   DecorationNonWritable = 24, DecorationNonReadable = 25, DecorationBinding = 33, DecorationDescriptorSet = 34,
-  DecorationOffset = 35
+  DecorationOffset = 35, DecorationSpecId = 1
 };
 enum : uint32_t { ClassUniformConstant = 0, ClassUniform = 2, ClassPushConstant = 9, ClassStorageBuffer = 12 };
 constexpr uint32_t kDimBuffer = 5;
@@ -34,6 +34,7 @@ ShaderInterface reflect_shader(const std::string& shader, const std::vector<uint
   std::map<uint32_t, std::map<uint32_t, std::pair<bool, bool>>> member_access;  // struct -> member -> (no write, no read)
   std::map<uint32_t, std::pair<bool, bool>> var_access;                         // variable -> (no write, no read)
   std::vector<std::pair<uint32_t, uint32_t>> variables;             // (pointer type, id)
+  std::vector<uint32_t> spec_ids;
   for (size_t i = 5; i < words.size();) {
     const uint32_t count = words[i] >> 16, op = words[i] & 0xFFFFu;
     if (count == 0 || i + count > words.size()) throw fail("truncated instruction");
@@ -51,6 +52,7 @@ ShaderInterface reflect_shader(const std::string& shader, const std::vector<uint
         break;
       case OpDecorate:
         if (count >= 4 && w[2] == DecorationBinding) binding_of[w[1]] = w[3];
+        if (count >= 4 && w[2] == DecorationSpecId) spec_ids.push_back(w[3]);
         if (count >= 4 && w[2] == DecorationDescriptorSet) set_of[w[1]] = w[3];
         if (count >= 3 && w[2] == DecorationNonWritable) var_access[w[1]].first = true;
         if (count >= 3 && w[2] == DecorationNonReadable) var_access[w[1]].second = true;
@@ -81,6 +83,7 @@ ShaderInterface reflect_shader(const std::string& shader, const std::vector<uint
   };
 
   ShaderInterface out;
+  out.spec_ids = std::move(spec_ids);
   std::map<uint32_t, BindingKind> by_binding;
   std::map<uint32_t, std::pair<bool, bool>> access_of;  // binding -> (reads, writes), over aliases
   for (const auto& [pointer_type, id] : variables) {

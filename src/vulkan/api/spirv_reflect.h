@@ -17,6 +17,7 @@ struct ShaderInterface {
   // SPIR-V keeps as NonWritable / NonReadable): barriers are placed from these.
   std::vector<bool> reads, writes;
   uint32_t push_constant_bytes = 0;   // 0: none (or a layout this reader does not size)
+  std::vector<uint32_t> spec_ids;     // the specialisation constants it declares (SpecId)
 };
 
 // Throws tvk::Error naming `shader` on malformed SPIR-V, a binding outside set 0, a gap in the

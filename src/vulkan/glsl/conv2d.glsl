@@ -5,6 +5,8 @@
 // channels are computed one after the other. Output clamped to [out_min, out_max] for fusions.
 #version 450
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int SHARED_GROUP = 1;
 
@@ -75,6 +77,6 @@ void main() {
   int o = (n * out_c + oc0) * plane + oy * out_w + ox;
   for (int j = 0; j < 4 && oc0 + j < out_c; ++j) {
     float v = acc[j] + (has_bias == 1 ? b[oc0 + j] : 0.0);
-    y[o + j * plane] = clamp_nan(v, out_min, out_max);
+    y[o + j * plane] = act(clamp_nan(v, out_min, out_max));
   }
 }

@@ -9,6 +9,8 @@
 // values into its first texel, the same for every invocation.
 #version 450
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 3;
 layout(constant_id = 4) const int KW = 3;
@@ -88,7 +90,7 @@ void main() {
   if (!live) return;
   for (int r = 0; r < ROWS; ++r) {
     if (oy0 + r >= out_h) break;
-    vec4 v = clamp_nan(acc[r], out_min, out_max);
+    vec4 v = act(clamp_nan(acc[r], out_min, out_max));
     int o = plane_id * out_h * out_w + (oy0 + r) * out_w + ox0;
     if (ALIGNED == 1) {
       y4[o / 4] = v;

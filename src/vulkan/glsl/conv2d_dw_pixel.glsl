@@ -8,6 +8,8 @@
 // with one output per invocation).
 #version 450
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 3;
 layout(constant_id = 4) const int KW = 3;
@@ -53,7 +55,7 @@ void main() {
       acc += vec4(row[kx * DW], row[kx * DW + SW], row[kx * DW + 2 * SW], row[kx * DW + 3 * SW]) *
              w[c * KH * KW + ky * KW + kx];
   }
-  acc = clamp_nan(acc, out_min, out_max);
+  acc = act(clamp_nan(acc, out_min, out_max));
   int o = plane_id * out_h * out_w + oy * out_w + ox0;
   if (ALIGNED == 1) {
     y4[o / 4] = acc;

@@ -32,6 +32,8 @@
 #define WEIGHTS16 1
 #endif
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int KH = 1;
 layout(constant_id = 4) const int KW = 1;
@@ -152,12 +154,12 @@ void store_channel(int n, int oc0, int q, int oy, int ox0, int out_plane, int j,
   if (FLAT == 1 && PADDED == 0) {
     int o4 = o / 4 + q;
     if (HAS_RESIDUAL == 1) v += r_texel(r_base / 4 + o4);
-    y4[o4] = clamp_nan(v, out_min, out_max);
+    y4[o4] = act(clamp_nan(v, out_min, out_max));
   } else if (FLAT == 0 && ALIGNED == 1) {
     int o4 = (o + oy * out_w + ox0) / 4;
     int r = r_base + o4 * 4;
     if (HAS_RESIDUAL == 1) v += vec4(r_value(r), r_value(r + 1), r_value(r + 2), r_value(r + 3));
-    y4[o4] = clamp_nan(v, out_min, out_max);
+    y4[o4] = act(clamp_nan(v, out_min, out_max));
   } else {
     // Value by value, written without a loop: the 4 pixels run from `first` to the end of the
     // plane (PADDED: it is not whole texels) or of the row, `last` values on (0 to 3 stored).
@@ -166,7 +168,7 @@ void store_channel(int n, int oc0, int q, int oy, int ox0, int out_plane, int j,
     if (HAS_RESIDUAL == 1)
       v += vec4(r_value(r_base + first), r_value(r_base + first + min(1, last)),
                 r_value(r_base + first + min(2, last)), r_value(r_base + first + min(3, last)));
-    v = clamp_nan(v, out_min, out_max);
+    v = act(clamp_nan(v, out_min, out_max));
     y[first] = v.x;
     if (last >= 1) y[first + 1] = v.y;
     if (last >= 2) y[first + 2] = v.z;

@@ -22,6 +22,8 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int SH = 1;
 layout(constant_id = 4) const int SW = 1;
@@ -197,5 +199,5 @@ void main() {
   for (int g = first; g < first + row_subgroups; ++g) s += partial[g * 32 + lane];
   int o = (n * out_c + oc) * plane + p;
   if (HAS_RESIDUAL == 1) s += residual[o];
-  y[o] = clamp_nan(s, out_min, out_max);
+  y[o] = act(clamp_nan(s, out_min, out_max));
 }

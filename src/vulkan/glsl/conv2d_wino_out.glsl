@@ -6,6 +6,8 @@
 // the residual (bound as RGBA32 texels): one store and one fetch where lavapipe makes 4 of each.
 #version 450
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(constant_id = 3) const int HAS_RESIDUAL = 0;
 layout(constant_id = 4) const int ALIGNED = 0;
@@ -42,7 +44,7 @@ void store_row(int o_base, int r_base, int o, int valid, vec4 row) {
   if (ALIGNED == 1) {
     // o, o_base and r_base are multiples of 4 (so is the plane), and the row is whole.
     if (HAS_RESIDUAL == 1) row += texelFetch(residual, (r_base + o) / 4);
-    y4[(o_base + o) / 4] = clamp_nan(row, out_min, out_max);
+    y4[(o_base + o) / 4] = act(clamp_nan(row, out_min, out_max));
     return;
   }
   if (HAS_RESIDUAL == 1) {
@@ -51,7 +53,7 @@ void store_row(int o_base, int r_base, int o, int valid, vec4 row) {
     row += vec4(texelFetch(residual, r_base + o).r, texelFetch(residual, r_base + min(o + 1, last)).r,
                 texelFetch(residual, r_base + min(o + 2, last)).r, texelFetch(residual, r_base + min(o + 3, last)).r);
   }
-  row = clamp_nan(row, out_min, out_max);
+  row = act(clamp_nan(row, out_min, out_max));
   if (valid >= 4) {
     y[o_base + o] = row.x; y[o_base + o + 1] = row.y; y[o_base + o + 2] = row.z; y[o_base + o + 3] = row.w;
   } else {

@@ -2,6 +2,8 @@
 // one output element from the input pixels whose (strided, dilated) kernels cover it.
 #version 450
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
@@ -38,5 +40,5 @@ void main() {
       }
     }
   }
-  y[((n * out_c + oc) * out_h + oy) * out_w + ox] = clamp_nan(acc, out_min, out_max);
+  y[((n * out_c + oc) * out_h + oy) * out_w + ox] = act(clamp_nan(acc, out_min, out_max));
 }

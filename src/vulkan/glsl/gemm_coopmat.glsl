@@ -71,6 +71,10 @@ layout(push_constant) uniform Params {
 #include "gemm_params.glslh"
 };
 
+#include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
+
 shared uvec2 a_sh[BM * AS];
 shared uvec2 b_sh[B_K_MAJOR == 1 ? BN * BS : BK * BS];
 #if defined(SPLIT)
@@ -222,6 +226,7 @@ void main() {
       // Compares, not clamp(): NaN stays NaN, as in torch.
       if (v < out_min) v = out_min;
       if (v > out_max) v = out_max;
+      v = act(v);
       y[(s * rows + i) * cols + j] = v;
     }
     subgroupBarrier();  // the scratch is read before the next fragment overwrites it

@@ -28,6 +28,10 @@ layout(push_constant) uniform Params {
 #include "gemm_params.glslh"
 };
 
+#include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
+
 int b_base;
 int j0;
 int last_quad;  // the first column of the quad holding the last column
@@ -106,6 +110,7 @@ void main() {
       // Compares, not clamp(): NaN stays NaN, as in torch.
       if (v < out_min) v = out_min;
       if (v > out_max) v = out_max;
+      v = act(v);
       y[(s * rows + i) * cols + j] = v;
     }
   }

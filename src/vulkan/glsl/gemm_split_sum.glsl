@@ -19,6 +19,9 @@ layout(push_constant) uniform Params {
 #include "gemm_params.glslh"
 };
 
+#include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 #include "gemm_epilogue.glslh"
 
 void main() {

@@ -75,6 +75,9 @@ shared vec4 b_tile[TK][TILE_N / 4];
 // form of this kernel, with vec4 acc[8][2], ran 6x slower than gemm_tiled on an H200).
 vec4 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
 
+#include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 #include "gemm_epilogue.glslh"
 
 // Output row `row` of batch entry s (of split part `part`): columns c0 .. c0 + 3 from `left`,

@@ -25,6 +25,10 @@ layout(push_constant) uniform Params {
 #include "gemm_params.glslh"
 };
 
+#include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
+
 // A's slice as [k][row] (one pad column so that stores along k hit different banks), B's as
 // [k][column quad].
 shared float a_tile[TK][TILE + 1];
@@ -80,6 +84,7 @@ void main() {
       // Compares, not clamp(): NaN stays NaN, as in torch.
       if (v < out_min) v = out_min;
       if (v > out_max) v = out_max;
+      v = act(v);
       y[(s * rows + i) * cols + j] = v;
     }
   }

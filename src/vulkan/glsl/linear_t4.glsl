@@ -5,6 +5,8 @@
 // the work group's y dimension splits K, partial sums meet in shared memory (a tree).
 #version 450
 #include "nan_clamp.glslh"
+#include "activations.glslh"
+#include "fused_activation.glslh"
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(constant_id = 3) const int KSPLIT = 1;
@@ -42,7 +44,7 @@ void main() {
     if (slice != 0) return;
   }
   if (!live) return;
-  acc = clamp_nan(acc, out_min, out_max);
+  acc = act(clamp_nan(acc, out_min, out_max));
   int o = m * cols + n4 * 4;
   for (int i = 0; i < 4; ++i) {
     if (n4 * 4 + i >= cols) break;

@@ -22,15 +22,7 @@ const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH
 
 #include "torch_math.glslh"
 #include "nan_clamp.glslh"
-
-// Abramowitz & Stegun 7.1.26: |error| < 1.5e-7, enough for fp32 gelu.
-float erf_approx(float z) {
-  float a = abs(z);
-  float t = 1.0 / (1.0 + 0.3275911 * a);
-  float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
-  float e = 1.0 - poly * exp(-a * a);
-  return z < 0.0 ? -e : e;
-}
+#include "activations.glslh"
 
 // log(1 + v) and exp(v) - 1 without losing v's digits near 0 (Kahan's forms).
 float log1p_(float v) {
@@ -56,16 +48,13 @@ void main() {
   else if (OP == CLAMP) r = clamp_nan(v, p0, p1);
   else if (OP == ADD_SCALAR) r = v + p0 * p1;
   else if (OP == MUL_SCALAR) r = v * p0;
-  else if (OP == SIGMOID) r = 1.0 / (1.0 + exp(-v));
-  else if (OP == TANH) r = tanh(clamp_nan(v, -15.0, 15.0));
-  else if (OP == HARDSWISH) r = v * clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
-  else if (OP == HARDSIGMOID) r = clamp_nan(v + 3.0, 0.0, 6.0) / 6.0;
-  else if (OP == SILU) r = v / (1.0 + exp(-v));
-  else if (OP == GELU) r = 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
-  else if (OP == GELU_TANH) {
-    float inner = 0.7978845608028654 * (v + 0.044715 * v * v * v);  // sqrt(2/pi)
-    r = 0.5 * v * (1.0 + tanh(clamp_nan(inner, -15.0, 15.0)));
-  }
+  else if (OP == SIGMOID) r = sigmoid_(v);
+  else if (OP == TANH) r = tanh_(v);
+  else if (OP == HARDSWISH) r = hardswish_(v);
+  else if (OP == HARDSIGMOID) r = hardsigmoid_(v);
+  else if (OP == SILU) r = silu_(v);
+  else if (OP == GELU) r = gelu_(v);
+  else if (OP == GELU_TANH) r = gelu_tanh_(v);
   else if (OP == RELU6) r = clamp_nan(v, 0.0, 6.0);
   else if (OP == NEG) r = -v;
   else if (OP == EXP) r = exp(v);

@@ -129,22 +129,20 @@ uint32_t u32(const char* op, int64_t v) { return static_cast<uint32_t>(to_i32(op
 
 
 Tensor run_direct(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
-                  float out_min, float out_max, Tensor out) {
+                  const Epilogue& epi, Tensor out) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   DirectParams params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
                       i32(p.out_w), i32(p.out_h), i32(p.out_channels), w.bias.defined() ? 1 : 0,
                       i32(p.kernel_w), i32(p.kernel_h), i32(p.stride[1]), i32(p.stride[0]),
                       i32(p.padding[1]), i32(p.padding[0]), i32(p.dilation[1]), i32(p.dilation[0]),
-                      i32(p.in_channels_per_group()), i32(p.out_channels_per_group()), out_min, out_max};
+                      i32(p.in_channels_per_group()), i32(p.out_channels_per_group()), epi.min, epi.max};
   const Tensor& bias_or_weight = w.bias.defined() ? w.bias : w.weight;
   const uint32_t n = u32(op, p.batch), oh = u32(op, p.out_h), ow = u32(op, p.out_w), oc = u32(op, p.out_channels);
-  if (p.transposed) {
-    launch(grid_launch("conv_transpose2d", {ow, oh, n * oc}), {out, input, w.weight, bias_or_weight}, params);
-  } else {
-    const uint32_t shared_group = p.out_channels_per_group() % 4 == 0 ? 1 : 0;
-    launch(grid_launch("conv2d", {ow, oh, n * ((oc + 3) / 4)}, {shared_group}), {out, input, w.weight, bias_or_weight},
-           params);
-  }
+  ShaderLaunch l = p.transposed ? grid_launch("conv_transpose2d", {ow, oh, n * oc})
+                                 : grid_launch("conv2d", {ow, oh, n * ((oc + 3) / 4)},
+                                               {p.out_channels_per_group() % 4 == 0 ? 1u : 0u});  // shared group
+  l.activation = epi.activation();
+  launch(l, {out, input, w.weight, bias_or_weight}, params);
   return out;
 }
 
@@ -168,7 +166,7 @@ ops::Conv2dParams pointwise_gemm(int64_t batch, int64_t in_c, int64_t out_c, int
 // conv2d_oc8 over checked geometry `p`: `weight` packed by conv2d_pack (or, for Winograd, 36
 // sets of it, image n using set n / wset_images), read as `weight_format` texels.
 void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, const Tensor& weight,
-             Buffer::TexelFormat weight_format, const Tensor& out, float out_min, float out_max,
+             Buffer::TexelFormat weight_format, const Tensor& out, const Epilogue& epi,
              const Tensor& residual, int32_t wset_images, int32_t wset_count) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const uint32_t spec_kh = u32(op, p.kernel_h), spec_kw = u32(op, p.kernel_w), sh = u32(op, p.stride[0]),
@@ -188,11 +186,12 @@ void run_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, co
   Oc8Params params{i32(p.in_w), i32(p.in_h), i32(p.in_channels), i32(p.batch),
                    i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(blocks),
                    i32(p.padding[1]), i32(p.padding[0]), i32(p.in_channels_per_group()),
-                   i32(p.out_channels_per_group()), out_min, out_max, 0, wset_images, wset_count};
+                   i32(p.out_channels_per_group()), epi.min, epi.max, 0, wset_images, wset_count};
   constexpr uint32_t kMaxInvocations = 128;  // conv2d_oc8.glsl's shared partial sums
   const uint32_t split = reduction_split(lanes * blocks * p.batch, p.in_channels_per_group(), 32, 8);
   ShaderLaunch l;
   l.shader = "conv2d_oc8";
+  l.activation = epi.activation();
   const int64_t x_lanes = fold ? lanes * p.batch : lanes;
   l.local = lane_group(u32(op, x_lanes));
   if (split > 1) {
@@ -280,14 +279,14 @@ bool split_pays(const ops::Conv2dParams& p) {
 }
 
 void run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-               const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+               const Tensor& out, const Epilogue& epi, const Tensor& residual) {
   const bool point = p.kernel_h == 1 && p.kernel_w == 1;
   const PhysicalDeviceInfo& dev = Context::get()->device().physical();
   const int64_t plane = p.out_h * p.out_w, quads = (plane + 3) / 4, blocks = (p.out_channels + kBlock - 1) / kBlock;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const SplitParams params{i32(p.in_w),         i32(p.in_h),  i32(p.in_channels), i32(p.batch),
                            i32(p.out_w),        i32(p.out_h), i32(p.out_channels), i32(blocks),
-                           i32(quads),          out_min,      out_max,             i32(p.padding[1]),
+                           i32(quads),          epi.min,      epi.max,             i32(p.padding[1]),
                            i32(p.padding[0])};
   // Terms per lane: up to 8 input channels of a 1x1 kernel, 64 terms of a larger one. Measured
   // on an H200 (batch 1, GPU time) with the reduce-scatter: resnet18 with 16 terms 0.651 ms, 32
@@ -309,6 +308,7 @@ void run_split(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
   const int64_t tiles = p.batch * ((blocks + rows - 1) / rows) * quads;
   const bool half = w.weight_format == Buffer::TexelFormat::RGBA16F;
   ShaderLaunch l = row_groups_launch(half && reads_f16_storage() ? "conv2d_split16" : "conv2d_split", tiles, group);
+  l.activation = epi.activation();
   l.local[1] = static_cast<uint32_t>(rows);
   l.global[1] *= static_cast<uint32_t>(rows);
   TVK_CHECK(l.global[1] / rows <= 65535, op, ": ", tiles, " output tiles are too many for one dispatch");
@@ -359,7 +359,7 @@ bool im2col_oc8_can_run(const ops::Conv2dParams& p, const ConvWeights& w, const 
 }
 
 void run_im2col_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
-                    const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+                    const Tensor& out, const Epilogue& epi, const Tensor& residual) {
   const int64_t plane = p.out_h * p.out_w, rows = p.in_channels * p.kernel_h * p.kernel_w;
   const int64_t plane_padded = (plane + 3) / 4 * 4;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
@@ -372,7 +372,7 @@ void run_im2col_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& in
          {col, texels1(input)}, params);
   const ops::Conv2dParams g = pointwise_gemm(p.batch, rows, p.out_channels, plane_padded, plane);
   const IntList gemm_sizes{p.batch, p.out_channels, 1, plane};
-  run_oc8(op, g, col, w.weight, w.weight_format, out.view(gemm_sizes), out_min, out_max,
+  run_oc8(op, g, col, w.weight, w.weight_format, out.view(gemm_sizes), epi,
           residual.defined() ? residual.view(gemm_sizes) : Tensor(), std::numeric_limits<int32_t>::max(), 1);
 }
 
@@ -383,7 +383,7 @@ void run_im2col_oc8(const char* op, const ops::Conv2dParams& p, const Tensor& in
 // (conv2d_wino_out): 4 times fewer multiply-adds than the direct kernel. The transformed values
 // are parted by images and then by tiles so each fits one binding.
 void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& w,
-                  const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+                  const Tensor& out, const Epilogue& epi, const Tensor& residual) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const int64_t tiles_w = (p.out_w + 3) / 4, tiles = tiles_w * ((p.out_h + 3) / 4);
   const int64_t channels = std::max(p.in_channels, p.out_channels);
@@ -446,17 +446,17 @@ void run_winograd(const char* op, const ops::Conv2dParams& p, const Tensor& inpu
       } else {
         // As a 1x1 convolution over 36 images of in_channels x cols pixels, image k using set k.
         const ops::Conv2dParams g = pointwise_gemm(kWinogradSets, p.in_channels, p.out_channels, cols, cols);
-        constexpr float kInf = std::numeric_limits<float>::infinity();
-        run_oc8(op, g, v.view({g.batch, p.in_channels, 1, cols}), w.winograd, w.winograd_format, m, -kInf, kInf,
+        run_oc8(op, g, v.view({g.batch, p.in_channels, 1, cols}), w.winograd, w.winograd_format, m, Epilogue{},
                 Tensor(), 1, i32(kWinogradSets));
       }
       WinogradOutParams o{i32(p.out_w), i32(p.out_h), i32(p.out_channels), i32(images), i32(tiles_w), i32(tiles),
-                          i32(tiles4), w.bias.defined() ? 1 : 0, out_min, out_max, i32(n0),
+                          i32(tiles4), w.bias.defined() ? 1 : 0, epi.min, epi.max, i32(n0),
                           out_whole ? i32(n0) : 0, i32(t0), i32(count)};
       // Rows of whole vec4s where the output's width is a multiple of 4.
       const bool aligned = p.out_w % 4 == 0;
       ShaderLaunch l = grid_launch("conv2d_wino_out", {u32(op, count), u32(op, p.out_channels), u32(op, images)},
                                    {residual.defined() ? 1u : 0u, aligned ? 1u : 0u});
+      l.activation = epi.activation();
       l.local = transform_local(l.global);
       launch(l, {y, texels1(m), texels1(w.bias.defined() ? w.bias : m),
                  residual.defined() ? (aligned ? texels4(residual) : texels1(residual)) : texels1(m)}, o);
@@ -703,21 +703,21 @@ bool implicit_gemm_can_run(const ops::Conv2dParams& p, const ConvWeights& w, con
 // @ x[n] (Cin x plane) + bias (+ a fused residual), clamped; tensor cores in fp16 precision
 // (gemm.h). At batch 1 Split is faster (docs/benchmarks.md).
 void run_pointwise_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                        const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+                        const Tensor& out, const Epilogue& epi, const Tensor& residual) {
   const int64_t plane = p.out_h * p.out_w;
   const bool half = w.gemm_format == Buffer::TexelFormat::R16F;
   const GemmOperand a{w.gemm_weight, 0, p.in_channels, 1, half};
   const GemmOperand b{input, p.in_channels * plane, plane, 1, false};
   const GemmBias bias{w.gemm_bias, 0, 1, 0, false};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, p.in_channels, plane, a, b,
-                    w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max, residual);
+                    w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, epi, residual);
 }
 
 // Any other ungrouped convolution as im2col, then out[n] (Cout x plane) = W (Cout x Cin*KH*KW)
 // @ col[n] + bias (+ a fused residual), clamped (tensor cores in fp16). The patch matrix of the
 // whole batch is made at once, so where it is chosen its size is capped (kMaxPatchBytes).
 void run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                     const Tensor& out, float out_min, float out_max, const Tensor& residual) {
+                     const Tensor& out, const Epilogue& epi, const Tensor& residual) {
   const int64_t plane = p.out_h * p.out_w, plane_padded = (plane + 3) / 4 * 4;
   const int64_t rows = p.in_channels * p.kernel_h * p.kernel_w;
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
@@ -747,35 +747,35 @@ void run_im2col_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeigh
   launch(il, {col, texels1(input)}, params);
   if (one_product) {
     launch_tiled_gemm(op, out, 1, p.out_channels, rows, p.batch * plane_padded, a, b_batch,
-                      w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, out_min, out_max, residual,
+                      w.gemm_bias.defined() ? &bias : nullptr, 1.0, 1.0, epi, residual,
                       GemmColumnBlocks{plane_padded, plane});
     return;
   }
   const GemmOperand b{col, rows * plane_padded, plane_padded, 1, half};
   launch_tiled_gemm(op, out, p.batch, p.out_channels, rows, plane, a, b, w.gemm_bias.defined() ? &bias : nullptr, 1.0,
-                    1.0, out_min, out_max, residual);
+                    1.0, epi, residual);
 }
 
 // An ungrouped convolution as an implicit GEMM (gemm.h's launch_conv_gemm), which needs no
 // patch matrix.
 void run_implicit_gemm(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                       const Tensor& out, float out_min, float out_max, const Tensor& residual) {
-  launch_conv_gemm(op, p, out, w.gemm_weight, input, w.gemm_bias, out_min, out_max, residual);
+                       const Tensor& out, const Epilogue& epi, const Tensor& residual) {
+  launch_conv_gemm(op, p, out, w.gemm_weight, input, w.gemm_bias, epi, residual);
 }
 
-DepthwiseParams depthwise_params(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, float out_min,
-                                 float out_max) {
+DepthwiseParams depthwise_params(const char* op, const ops::Conv2dParams& p, const ConvWeights& w,
+                                 const Epilogue& epi) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   return DepthwiseParams{i32(p.in_w),       i32(p.in_h),       i32(p.in_channels), i32(p.batch),
                          i32(p.out_w),      i32(p.out_h),      i32(p.padding[1]),  i32(p.padding[0]),
-                         w.bias.defined() ? 1 : 0, out_min, out_max};
+                         w.bias.defined() ? 1 : 0, epi.min, epi.max};
 }
 
 // A depthwise convolution, one output value per invocation (see conv2d_dw_pixel.glsl for why),
 // reading storage buffers.
 void run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                         const Tensor& out, float out_min, float out_max) {
-  const DepthwiseParams params = depthwise_params(op, p, w, out_min, out_max);
+                         const Tensor& out, const Epilogue& epi) {
+  const DepthwiseParams params = depthwise_params(op, p, w, epi);
   const std::vector<uint32_t> constants{u32(op, p.kernel_h), u32(op, p.kernel_w), u32(op, p.stride[0]),
                                         u32(op, p.stride[1]), u32(op, p.dilation[0]), u32(op, p.dilation[1]),
                                         p.out_w % 4 == 0 ? 1u : 0u};
@@ -784,8 +784,9 @@ void run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvW
   const int64_t planes = p.batch * p.in_channels;
   for (int64_t base = 0; base < planes; base += kMaxPlanes) {
     const int64_t count = std::min(kMaxPlanes, planes - base);
-    const ShaderLaunch l =
+    ShaderLaunch l =
         grid_launch("conv2d_dw_pixel", {u32(op, (p.out_w + 3) / 4), u32(op, p.out_h), u32(op, count)}, constants);
+    l.activation = epi.activation();
     const DepthwisePixelParams pp{params, to_i32(op, base)};
     launch(l, {out, input, w.weight, w.bias.defined() ? w.bias : w.weight}, pp);
   }
@@ -793,12 +794,13 @@ void run_depthwise_pixel(const char* op, const ops::Conv2dParams& p, const ConvW
 
 // A depthwise convolution, 4 rows of 4 outputs per invocation, reading texels.
 void run_depthwise(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& input,
-                   const Tensor& out, float out_min, float out_max) {
-  const DepthwiseParams params = depthwise_params(op, p, w, out_min, out_max);
+                   const Tensor& out, const Epilogue& epi) {
+  const DepthwiseParams params = depthwise_params(op, p, w, epi);
   constexpr int64_t kRows = 4;  // output rows per invocation, as in conv2d_dw.glsl
   const int64_t lanes = (p.out_h + kRows - 1) / kRows * ((p.out_w + 3) / 4);
   ShaderLaunch l;
   l.shader = "conv2d_dw";
+  l.activation = epi.activation();
   l.local = lane_group(u32(op, lanes));
   l.global = {u32(op, lanes), 1, u32(op, p.batch * p.in_channels)};
   // Rows of a multiple of 4 values are read 4 per fetch (conv2d_dw.glsl's VEC_IN).
@@ -901,41 +903,41 @@ bool conv_method_can_run(ConvMethod m, const ops::Conv2dParams& p, const ConvWei
 namespace {
 // Runs `method` (one that can run the layer) into `out`.
 Tensor run_method(ConvMethod method, const char* op, const ops::Conv2dParams& p, const Tensor& input,
-                  const ConvWeights& w, float out_min, float out_max, const Tensor& residual, Tensor out) {
+                  const ConvWeights& w, const Epilogue& epi, const Tensor& residual, Tensor out) {
   const MethodScope scope(to_string(method));
   switch (method) {
     case ConvMethod::Auto:
       break;
     case ConvMethod::Direct:
     case ConvMethod::Transposed:
-      return run_direct(op, p, input, w, out_min, out_max, out);
+      return run_direct(op, p, input, w, epi, out);
     case ConvMethod::Depthwise:
-      run_depthwise(op, p, w, input, out, out_min, out_max);
+      run_depthwise(op, p, w, input, out, epi);
       return out;
     case ConvMethod::DepthwisePixel:
-      run_depthwise_pixel(op, p, w, input, out, out_min, out_max);
+      run_depthwise_pixel(op, p, w, input, out, epi);
       return out;
     case ConvMethod::Oc8:
-      run_oc8(op, p, input, w.weight, w.weight_format, out, out_min, out_max, residual,
+      run_oc8(op, p, input, w.weight, w.weight_format, out, epi, residual,
               std::numeric_limits<int32_t>::max(), 1);
       return out;
     case ConvMethod::Split:
-      run_split(op, p, w, input, out, out_min, out_max, residual);
+      run_split(op, p, w, input, out, epi, residual);
       return out;
     case ConvMethod::Im2colOc8:
-      run_im2col_oc8(op, p, input, w, out, out_min, out_max, residual);
+      run_im2col_oc8(op, p, input, w, out, epi, residual);
       return out;
     case ConvMethod::Winograd:
-      run_winograd(op, p, input, w, out, out_min, out_max, residual);
+      run_winograd(op, p, input, w, out, epi, residual);
       return out;
     case ConvMethod::PointwiseGemm:
-      run_pointwise_gemm(op, p, w, input, out, out_min, out_max, residual);
+      run_pointwise_gemm(op, p, w, input, out, epi, residual);
       return out;
     case ConvMethod::Im2colGemm:
-      run_im2col_gemm(op, p, w, input, out, out_min, out_max, residual);
+      run_im2col_gemm(op, p, w, input, out, epi, residual);
       return out;
     case ConvMethod::ImplicitGemm:
-      run_implicit_gemm(op, p, w, input, out, out_min, out_max, residual);
+      run_implicit_gemm(op, p, w, input, out, epi, residual);
       return out;
   }
   throw Error(detail::concat(op, ": no convolution method chosen"));
@@ -974,7 +976,7 @@ std::string conv_signature(const ops::Conv2dParams& p, const ConvWeights& w, boo
 // correct one returned and written to `table`. Runs eagerly, outside any capture this thread
 // records (its tensors are its own), and waits for its work.
 ConvMethod tune_conv_method(const char* op, const ops::Conv2dParams& p, const ConvWeights& w, const Tensor& x, const Tensor& out,
-                            const Tensor& residual, float out_min, float out_max, ConvMethod preferred,
+                            const Tensor& residual, const Epilogue& epi, ConvMethod preferred,
                             const std::string& signature, TuningTable& table, TuningClock& clock) {
   std::vector<std::string> methods{to_string(preferred)};
   for (ConvMethod m : kConvMethods)
@@ -986,7 +988,7 @@ ConvMethod tune_conv_method(const char* op, const ops::Conv2dParams& p, const Co
   const std::string best = tune_methods(
       signature, methods, [&] { return empty_vulkan(p.output_sizes()); },
       [&](const std::string& m, const Tensor& result) {
-        run_method(*conv_method_named(m), op, p, input, w, out_min, out_max, extra, result);
+        run_method(*conv_method_named(m), op, p, input, w, epi, extra, result);
       },
       tuning_tolerance(fp16_weights(w)), table, clock);
   return *conv_method_named(best);
@@ -994,11 +996,12 @@ ConvMethod tune_conv_method(const char* op, const ops::Conv2dParams& p, const Co
 }  // namespace
 
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& packed,
-                       std::optional<double> out_min_opt, std::optional<double> out_max_opt, const Tensor& residual,
-                       Tensor out) {
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  const float out_min = out_min_opt ? static_cast<float>(*out_min_opt) : -kInf;
-  const float out_max = out_max_opt ? static_cast<float>(*out_max_opt) : kInf;
+                       std::optional<double> out_min, std::optional<double> out_max, const Tensor& residual,
+                       Tensor out, ops::FusedActivation act) {
+  Epilogue epi;
+  if (out_min) epi.min = static_cast<float>(*out_min);
+  if (out_max) epi.max = static_cast<float>(*out_max);
+  epi.act = act;
   check_vulkan_float(op, input, "input");
   if (out.defined()) {
     check_vulkan_float(op, out, "out");
@@ -1025,8 +1028,8 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
     const auto name = tuned_method(
         options, [&] { return conv_signature(p, w, residual.defined()); },
         [&](const std::string& signature, TuningTable& table, TuningClock& clock) {
-          return std::string(to_string(tune_conv_method(op, p, with_batch_weights(packed), input, out, residual, out_min,
-                                                         out_max, method, signature, table, clock)));
+          return std::string(to_string(tune_conv_method(op, p, with_batch_weights(packed), input, out, residual, epi,
+                                                         method, signature, table, clock)));
         });
     const auto tuned = name ? conv_method_named(*name) : std::nullopt;
     if (tuned && *tuned != ConvMethod::Auto) {
@@ -1037,7 +1040,7 @@ Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor&
   TVK_CHECK(!residual.defined() || conv_method_can_run(method, p, *run_weights, input, out, residual), op,
             ": a fused residual needs a method that adds it (", to_string(method), " does not)");
   if (options.log) options.log->add(op, to_string(method));
-  return run_method(method, op, p, input, *run_weights, out_min, out_max, residual, out);
+  return run_method(method, op, p, input, *run_weights, epi, residual, out);
 }
 
 

@@ -19,6 +19,7 @@
 #include "ops/conv_params.h"
 #include "tvk/tensor.h"
 #include "vulkan/api/buffer.h"
+#include "vulkan/ops/epilogue.h"
 #include "vulkan/ops/kernel_options.h"
 
 namespace tvk::vulkan {
@@ -89,8 +90,10 @@ bool conv_method_can_run(ConvMethod method, const ops::Conv2dParams& p, const Co
 // refuse it, and callers add it separately).
 // `out`, when defined, is where the result goes (a contiguous float32 tensor of the output's
 // shape, such as a slice_for_writing of a larger one); else a new tensor.
+// `act`, when not None, is applied to each output after the clamp, by every method's last kernel.
 Tensor run_convolution(const char* op, const ops::Conv2dParams& p, const Tensor& input, const ConvWeights& weights,
                        std::optional<double> out_min, std::optional<double> out_max,
-                       const Tensor& residual = Tensor(), Tensor out = Tensor());
+                       const Tensor& residual = Tensor(), Tensor out = Tensor(),
+                       ops::FusedActivation act = ops::FusedActivation::None);
 
 }  // namespace tvk::vulkan

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ops/conv_params.h"
+#include "vulkan/ops/epilogue.h"
 #include "vulkan/ops/kernel_options.h"
 #include "vulkan/ops/shader_dispatch.h"
 
@@ -47,7 +48,8 @@ struct GemmColumnBlocks {
 };
 
 // A matrix product as the GEMM methods see it: out[s] (contiguous [batch][rows][cols], or in
-// column blocks) = clamp(alpha * a[s] @ b[s] + beta * bias + residual[s], out_min, out_max),
+// column blocks) = act(clamp(alpha * a[s] @ b[s] + beta * bias + residual[s], min, max)) (the
+// epilogue),
 // `residual` (optional, undefined: none) a contiguous tensor of out's shape (a convolution's
 // fused add).
 struct GemmProblem {
@@ -58,7 +60,7 @@ struct GemmProblem {
   Tensor out{}, residual{};
   GemmColumnBlocks blocks{};
   double alpha = 1, beta = 1;
-  float out_min = -std::numeric_limits<float>::infinity(), out_max = std::numeric_limits<float>::infinity();
+  Epilogue epilogue{};
   // The caller's row kernel, which runs the product into `out` as Rows (null: none, so Rows
   // cannot run it): the eager products' matmul.glsl, the packed linear's linear_t4.glsl.
   // Convolutions' products have none.
@@ -80,8 +82,7 @@ GemmMethod run_gemm(const GemmProblem& g);
 // and gemm_tile128_takes.
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
-                       float out_min = -std::numeric_limits<float>::infinity(),
-                       float out_max = std::numeric_limits<float>::infinity(), const Tensor& residual = Tensor(),
+                       const Epilogue& epilogue = {}, const Tensor& residual = Tensor(),
                        const GemmColumnBlocks& blocks = {});
 
 // Whether launch_tiled_gemm chooses Tile128 (gemm_tile128.glsl) for these operands (by the rules:
@@ -101,6 +102,6 @@ bool conv_gemm_implicit_can_run(const ops::Conv2dParams& c, const Tensor& weight
 bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, const Tensor& input, const Tensor& out,
                               const Tensor& bias, const Tensor& residual);
 void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,
-                      const Tensor& input, const Tensor& bias, float out_min, float out_max, const Tensor& residual);
+                      const Tensor& input, const Tensor& bias, const Epilogue& epilogue, const Tensor& residual);
 
 }  // namespace tvk::vulkan

@@ -122,7 +122,8 @@ struct Tile128Plan {
 // specialisation constants (ids 8 on).
 void run_tile128(const char* op, const std::string& shader, const Tile128Plan& plan, const std::vector<uint32_t>& extra,
                  const Tensor& out, const Tensor& a, const Tensor& b, const GemmBias* bias, const Tensor& residual,
-                 const GemmColumnBlocks& blocks, const TiledGemmParams& p, const void* tail, uint32_t tail_bytes) {
+                 const GemmColumnBlocks& blocks, const TiledGemmParams& p, uint32_t activation, const void* tail,
+                 uint32_t tail_bytes) {
   const auto u32_of = [op](int64_t v) { return static_cast<uint32_t>(to_i32(op, v)); };
   const int64_t col_tiles = (p.cols + plan.tile_cols - 1) / plan.tile_cols;
   const int64_t row_tiles = (p.rows + plan.tile_rows - 1) / plan.tile_rows;
@@ -135,6 +136,8 @@ void run_tile128(const char* op, const std::string& shader, const Tile128Plan& p
                  {u32_of(plan.tile_rows), u32_of(splits > 1 ? 0 : blocks.block), u32_of(splits > 1 ? 0 : blocks.valid),
                   splits, u32_of(plan.tile_cols)}};
   l.constants.insert(l.constants.end(), extra.begin(), extra.end());
+  // A split product's parts are raw sums: gemm_split_sum applies the epilogue.
+  if (splits == 1) l.activation = activation;
   // The push constants: p, then the variant's tail.
   auto push = [&](const TiledGemmParams& head, const Binding& target, const Tensor& bias_t, const Tensor& residual_t) {
     std::array<unsigned char, kMaxPushConstantBytes> bytes{};
@@ -154,6 +157,7 @@ void run_tile128(const char* op, const std::string& shader, const Tile128Plan& p
   push(p, partial, a, a);
   ShaderLaunch sum = grid_launch("gemm_split_sum", {u32_of((p.cols + 3) / 4), u32_of(p.rows), u32_of(p.batch)},
                                  {splits, u32_of(blocks.block), u32_of(blocks.valid)});
+  sum.activation = activation;
   launch(sum, {out, partial, bias ? bias->tensor : partial, residual.defined() ? residual : partial}, p);
 }
 }  // namespace
@@ -211,7 +215,7 @@ bool conv_gemm_implicit_takes(const ops::Conv2dParams& c, const Tensor& weight, 
 }
 
 void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& out, const Tensor& weight,
-                      const Tensor& input, const Tensor& bias, float out_min, float out_max, const Tensor& residual) {
+                      const Tensor& input, const Tensor& bias, const Epilogue& epilogue, const Tensor& residual) {
   auto i32 = [op](int64_t v) { return to_i32(op, v); };
   const int64_t rows = c.out_channels, inner = c.in_channels * c.kernel_h * c.kernel_w;
   const int64_t plane = c.out_h * c.out_w, cols = c.batch * plane;
@@ -222,7 +226,7 @@ void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& 
                           0, i32(inner), 1,
                           i32(c.in_channels * c.in_h * c.in_w), 0, 1,
                           0, 1, 0, bias.defined() ? 1 : 0,
-                          1.0f, 1.0f, out_min, out_max,
+                          1.0f, 1.0f, epilogue.min, epilogue.max,
                           residual.defined() ? 1 : 0};
   const ConvPatchParams tail{i32(c.in_w), i32(c.in_h), i32(c.out_w), i32(c.out_h), i32(c.padding[1]),
                              i32(c.padding[0])};
@@ -244,7 +248,8 @@ void launch_conv_gemm(const char* op, const ops::Conv2dParams& c, const Tensor& 
               {u32_of(c.kernel_h), u32_of(c.kernel_w), u32_of(c.stride[0]), u32_of(c.stride[1]), u32_of(c.dilation[0]),
                u32_of(c.dilation[1])},
               out, weight, input, bias.defined() ? &b : nullptr, residual,
-              c.batch > 1 ? GemmColumnBlocks{plane, plane} : GemmColumnBlocks{}, p, &tail, sizeof tail);
+              c.batch > 1 ? GemmColumnBlocks{plane, plane} : GemmColumnBlocks{}, p, epilogue.activation(), &tail,
+              sizeof tail);
 }
 
 bool use_tiled_gemm(int64_t rows, int64_t inner) {
@@ -407,10 +412,10 @@ GemmMethod run_gemm(const GemmProblem& g) {
 
 void launch_tiled_gemm(const char* op, const Tensor& out, int64_t batch, int64_t rows, int64_t inner, int64_t cols,
                        const GemmOperand& a, const GemmOperand& b, const GemmBias* bias, double alpha, double beta,
-                       float out_min, float out_max, const Tensor& residual, const GemmColumnBlocks& blocks) {
+                       const Epilogue& epilogue, const Tensor& residual, const GemmColumnBlocks& blocks) {
   run_gemm(GemmProblem{.op = op, .batch = batch, .rows = rows, .inner = inner, .cols = cols, .a = a, .b = b,
                        .bias = bias, .out = out, .residual = residual, .blocks = blocks, .alpha = alpha,
-                       .beta = beta, .out_min = out_min, .out_max = out_max});
+                       .beta = beta, .epilogue = epilogue});
 }
 
 namespace {
@@ -435,7 +440,7 @@ void run_tiled_gemm(GemmMethod method, const GemmProblem& g) {
                           i32(b.batch_stride), i32(b.row_stride), i32(b.col_stride),
                           bias ? i32(bias->offset) : 0, bias ? i32(bias->row_stride) : 0,
                           bias ? i32(bias->col_stride) : 0, bias ? 1 : 0,
-                          static_cast<float>(g.alpha), static_cast<float>(g.beta), g.out_min, g.out_max,
+                          static_cast<float>(g.alpha), static_cast<float>(g.beta), g.epilogue.min, g.epilogue.max,
                           residual.defined() ? 1 : 0};
   // Every index the shaders form stays inside 32 bits: the last element of each operand.
   (void)i32((batch - 1) * a.batch_stride + (rows - 1) * a.row_stride + (inner - 1) * a.col_stride);
@@ -465,6 +470,7 @@ void run_tiled_gemm(GemmMethod method, const GemmProblem& g) {
     l.global = {tiles(cols, tile.bn) * tile.threads(), tiles(rows, tile.bm), static_cast<uint32_t>(i32(batch))};
     l.constants = {device.coopmat_m, device.coopmat_n, device.coopmat_k, tile.bm, tile.bn, tile.wm, tile.wn,
                    a_vec4 ? 1u : 0u, b_mode, b_k_major ? 1u : 0u, a_split ? 1u : 0u, b_split ? 1u : 0u};
+    l.activation = g.epilogue.activation();
     launch(l, {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_mode != 0), bias_texels, residual_texels},
            p);
     return;
@@ -484,13 +490,13 @@ void run_tiled_gemm(GemmMethod method, const GemmProblem& g) {
     uint32_t splits = gemm_k_splits(tiles, inner, batch * rows * cols, compute_units() * 4 / 3, 4, 128);
     if (const int forced = kernel_options().gemm_splits) splits = static_cast<uint32_t>(forced);
     run_tile128(op, "gemm_tile128", {tile_rows, kTile128, splits}, {}, out, a.tensor, b.tensor, bias, residual, blocks,
-                p, nullptr, 0);
+                p, g.epilogue.activation(), nullptr, 0);
     return;
   }
   if (method == GemmMethod::SharedTiles) {
     auto groups = [&](int64_t n) { return static_cast<uint32_t>(i32((n + kGemmTile - 1) / kGemmTile) * kGemmGroupSide); };
     launch(ShaderLaunch{"gemm_tiled", {groups(cols), groups(rows), static_cast<uint32_t>(i32(batch))},
-                        {kGemmGroupSide, kGemmGroupSide, 1}, {}},
+                        {kGemmGroupSide, kGemmGroupSide, 1}, {}, g.epilogue.activation()},
            {out, texels(a.tensor, a.half, false), texels(b.tensor, b.half, false), bias_texels, residual_texels}, p);
     return;
   }
@@ -499,7 +505,10 @@ void run_tiled_gemm(GemmMethod method, const GemmProblem& g) {
   const std::array<uint32_t, 3> grid{static_cast<uint32_t>(i32((cols + kRowsTileCols - 1) / kRowsTileCols)),
                                      static_cast<uint32_t>(i32((rows + kRowsTileRows - 1) / kRowsTileRows)),
                                      static_cast<uint32_t>(i32(batch))};
-  launch(grid_launch("gemm_rows", grid, {a_vec4 ? 1u : 0u, b_k_quads ? 2u : b_vec4 ? 1u : 0u, kRowsTileRows}),
+  ShaderLaunch rows_launch =
+      grid_launch("gemm_rows", grid, {a_vec4 ? 1u : 0u, b_k_quads ? 2u : b_vec4 ? 1u : 0u, kRowsTileRows});
+  rows_launch.activation = g.epilogue.activation();
+  launch(rows_launch,
          {out, texels(a.tensor, a.half, a_vec4), texels(b.tensor, b.half, b_vec4 || b_k_quads), bias_texels,
           residual_texels},
          p);

@@ -54,11 +54,19 @@ using ops::payload_of;
 // Unbatched (C, H, W) inputs are accepted as aten::conv2d accepts them, so a model's own rank
 // check further on still gets to raise its message.
 // The geometry is checked against the CPU copy of the weight, which has the original shape.
-Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input, const Tensor& residual = Tensor()) {
+Tensor conv2d_clamped(const Conv2dPackedContext& ctx, const Tensor& input, const Tensor& residual = Tensor(),
+                      ops::FusedActivation act = ops::FusedActivation::None) {
   const char* op = ctx.transposed ? "vulkan_prepack::run_tconv2d_context" : "vulkan_prepack::run_conv2d_context";
   const ops::Conv2dParams p = ops::conv2d_params(op, input, ctx.weight, ctx.bias, ctx.stride, ctx.padding,
                                                  ctx.dilation, ctx.transposed, ctx.output_padding, ctx.groups, true);
-  return run_convolution(op, p, input, ctx.packed, ctx.output_min, ctx.output_max, residual);
+  return run_convolution(op, p, input, ctx.packed, ctx.output_min, ctx.output_max, residual, Tensor(), act);
+}
+
+// The activation named by a fused op's argument.
+ops::FusedActivation activation_named(const char* op, const std::string& name) {
+  const auto act = ops::fused_activation_named(name);
+  TVK_CHECK(act.has_value(), op, ": unknown activation '", name, "'");
+  return *act;
 }
 
 std::shared_ptr<Object> make_conv_context(const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
@@ -111,6 +119,16 @@ Tensor run_conv_context(const char* op, const Tensor& input, const IValue& conte
   const Conv2dPackedContext& ctx = conv_context(context, op);
   check_vulkan_float(op, input, "X");
   return conv2d_clamped(ctx, input);
+}
+
+// run_conv2d_context, then an activation (its name, ops/activation.h), in one dispatch: the
+// activation is applied after the context's clamp by the convolution's last kernel.
+Tensor run_conv2d_context_act(const Tensor& input, IValue context, std::string activation) {
+  const char* op = "tvk::run_conv2d_context_act";
+  const ops::FusedActivation act = activation_named(op, activation);
+  const Conv2dPackedContext& ctx = conv_context(context, op);
+  check_vulkan_float(op, input, "X");
+  return conv2d_clamped(ctx, input, Tensor(), act);
 }
 
 // run_conv2d_context, + residual, clamped to [output_min, output_max]: one dispatch when the
@@ -356,9 +374,11 @@ IValue create_linear_context(const Tensor& weight_t, const Tensor& bias) {
 void linear_t4_rows(const GemmProblem& g) {
   const char* op = g.op;
   const int64_t rows = g.rows, in = g.inner, cols4 = (g.cols + 3) / 4;
-  LinearParams params{to_i32(op, rows), to_i32(op, in), to_i32(op, g.cols), to_i32(op, cols4), g.out_min, g.out_max};
+  LinearParams params{to_i32(op, rows),  to_i32(op, in),       to_i32(op, g.cols),
+                      to_i32(op, cols4), g.epilogue.min, g.epilogue.max};
   ShaderLaunch l;
   l.shader = "linear_t4";
+  l.activation = g.epilogue.activation();
   constexpr uint32_t kMaxInvocations = 256;  // linear_t4.glsl's shared partial sums
   constexpr uint32_t kMinLocal = 4;
   // A GPU splits K until it has enough invocations (a 1280 -> 1000 layer at batch 1 has 250
@@ -381,8 +401,7 @@ void linear_t4_rows(const GemmProblem& g) {
          params);
 }
 
-Tensor run_linear_context(const Tensor& input, IValue context) {
-  const char* op = "vulkan_prepack::run_linear_context";
+Tensor linear_context_impl(const char* op, const Tensor& input, const IValue& context, ops::FusedActivation act) {
   const LinearPackedContext& ctx = linear_context(context, op);
   check_vulkan_float(op, input, "X");
   TVK_CHECK(input.dim() >= 1 && input.size(-1) == ctx.in, op, ": input ", input.shape_string(),
@@ -401,15 +420,25 @@ Tensor run_linear_context(const Tensor& input, IValue context) {
       for (int64_t r = 0; r < rows; ++r)
         std::copy(ctx.bias.contiguous().data<float>(), ctx.bias.contiguous().data<float>() + ctx.out,
                   rows_of_bias.data<float>() + r * ctx.out);
-    return rows_of_bias.vulkan();
+    return ops::apply_activation(act, rows_of_bias.vulkan());
   }
   const bool half = ctx.packed_format != Buffer::TexelFormat::RGBA32;
   // The packed weight is [in][cols4 * 4], then the bias.
   const GemmBias bias{ctx.packed, ctx.in * cols4 * 4, 0, 1, half};
   run_gemm(GemmProblem{.op = op, .batch = 1, .rows = rows, .inner = ctx.in, .cols = ctx.out, .a = {input, 0, ctx.in, 1},
                        .b = {ctx.packed, 0, cols4 * 4, 1, half}, .bias = &bias, .out = out,
-                       .row_kernel = linear_t4_rows});
+                       .epilogue = {.act = act}, .row_kernel = linear_t4_rows});
   return out;
+}
+
+Tensor run_linear_context(const Tensor& input, IValue context) {
+  return linear_context_impl("vulkan_prepack::run_linear_context", input, context, ops::FusedActivation::None);
+}
+
+// run_linear_context, then an activation (its name, ops/activation.h), in the product's epilogue.
+Tensor run_linear_context_act(const Tensor& input, IValue context, std::string activation) {
+  const char* op = "tvk::run_linear_context_act";
+  return linear_context_impl(op, input, context, activation_named(op, activation));
 }
 
 IValue linear_get_state(const Object& self) {
@@ -446,6 +475,10 @@ TVK_REGISTER_OP("tvk::run_conv2d_context_add(Tensor X, __torch__.torch.classes.v
                 "Tensor residual, Scalar? output_min=None, Scalar? output_max=None) -> Tensor Y",
                 nullptr);
 TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_context_add", run_conv2d_context_add);
+TVK_REGISTER_OP("tvk::run_conv2d_context_act(Tensor X, __torch__.torch.classes.vulkan.Conv2dPackedContext W_prepack, "
+                "str activation) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("tvk::run_conv2d_context_act", run_conv2d_context_act);
 TVK_REGISTER_OP("tvk::run_conv2d_contexts_cat(Tensor[] X, __torch__.torch.classes.vulkan.Conv2dPackedContext[] "
                 "W_prepack, int dim) -> Tensor Y",
                 nullptr);
@@ -467,6 +500,10 @@ TVK_REGISTER_OP("vulkan_prepack::run_linear_context(Tensor X, __torch__.torch.cl
                 "BW_prepack) -> Tensor Y",
                 nullptr);
 TVK_REGISTER_VULKAN_KERNEL("vulkan_prepack::run_linear_context", run_linear_context);
+TVK_REGISTER_OP("tvk::run_linear_context_act(Tensor X, __torch__.torch.classes.vulkan.LinearPackedContext "
+                "BW_prepack, str activation) -> Tensor Y",
+                nullptr);
+TVK_REGISTER_VULKAN_KERNEL("tvk::run_linear_context_act", run_linear_context_act);
 
 TVK_REGISTER_OP("vulkan_prepack::create_conv1d_context(Tensor W, Tensor? B, int[2] stride, int[2] padding, "
                 "int[2] dilation, int groups) -> __torch__.torch.classes.vulkan.Conv1dPackedContext",

@@ -57,7 +57,7 @@ void launch(const ShaderLaunch& l, std::initializer_list<Binding> tensors, const
             uint32_t params_bytes) {
   if (l.global[0] == 0 || l.global[1] == 0 || l.global[2] == 0) return;
   Context& ctx = *Context::get();
-  PipelineKey key{l.shader, static_cast<uint32_t>(tensors.size()), l.local, l.constants};
+  PipelineKey key{l.shader, static_cast<uint32_t>(tensors.size()), l.local, l.constants, l.activation};
   const Pipeline& pipeline = ctx.pipelines().get(key);
   std::vector<BufferBinding> bindings;
   bindings.reserve(tensors.size());

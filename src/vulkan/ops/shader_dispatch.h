@@ -18,6 +18,9 @@ struct ShaderLaunch {
   std::array<uint32_t, 3> global{1, 1, 1};       // invocations wanted in x, y, z
   std::array<uint32_t, 3> local{64, 1, 1};        // work-group size
   std::vector<uint32_t> constants;                // specialisation constants 3..
+  // The activation the kernel's epilogue applies after its clamp (ops::FusedActivation; 0:
+  // none), for shaders that include fused_activation.glslh.
+  uint32_t activation = 0;
 };
 
 // How a kernel binds a tensor: as a storage buffer (the default), or through a uniform texel
