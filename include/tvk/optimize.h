@@ -54,6 +54,7 @@ struct OptimizationReport {
   int linears_packed = 0;
   int recurrent_layers_packed = 0;  // aten::lstm / aten::gru as LstmPackedContext / GruPackedContext
   int activations_fused = 0;
+  int scales_folded = 0;  // constant per-feature scales after linear layers (layer scale)
   int dropouts_removed = 0;
   int mutations_removed = 0;
   int transfers_inserted = 0;

@@ -211,6 +211,50 @@ class MaskedAttention(nn.Module):
         return self.layer(y, src_key_padding_mask=pad), w
 
 
+class ModernBlocks(nn.Module):
+    """The blocks of today's classifiers, narrow: an EfficientNet MBConv (SiLU, a squeeze-and-
+    excitation block of global pooling, SiLU, sigmoid and a broadcast multiply), a MobileNetV3
+    block (hardswish, hardsigmoid gate), a ConvNeXt block (7x7 depthwise, LayerNorm over channels
+    through permutes, linear, GELU, linear, a [C, 1, 1] layer scale) and a LayerNorm2d
+    downsampling, then a head with tanh-approximated GELU. Exercises the activation and
+    layer-scale fusions (issue 46)."""
+
+    def __init__(self):
+        super().__init__()
+        c = 16
+        self.stem = nn.Sequential(nn.Conv2d(3, c, 3, 2, 1, bias=False), nn.BatchNorm2d(c), nn.SiLU())
+        self.expand = nn.Sequential(nn.Conv2d(c, 4 * c, 1, bias=False), nn.BatchNorm2d(4 * c), nn.SiLU())
+        self.dw = nn.Sequential(nn.Conv2d(4 * c, 4 * c, 5, padding=2, groups=4 * c, bias=False), nn.BatchNorm2d(4 * c),
+                                nn.SiLU())
+        self.se_reduce = nn.Conv2d(4 * c, 4, 1)
+        self.se_expand = nn.Conv2d(4, 4 * c, 1)
+        self.project = nn.Sequential(nn.Conv2d(4 * c, c, 1, bias=False), nn.BatchNorm2d(c))
+        self.v3 = nn.Sequential(nn.Conv2d(c, 2 * c, 1), nn.Hardswish(), nn.Conv2d(2 * c, 2 * c, 3, padding=1,
+                                                                                  groups=2 * c), nn.Hardswish())
+        self.gate = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(2 * c, 2 * c, 1), nn.Hardsigmoid())
+        self.cn_dw = nn.Conv2d(2 * c, 2 * c, 7, padding=3, groups=2 * c)
+        self.cn_norm = nn.LayerNorm(2 * c, eps=1e-6)
+        self.cn_fc1 = nn.Linear(2 * c, 8 * c)
+        self.cn_fc2 = nn.Linear(8 * c, 2 * c)
+        self.layer_scale = nn.Parameter(torch.rand(2 * c, 1, 1) + 0.5)
+        self.down_norm = nn.LayerNorm(2 * c, eps=1e-6)
+        self.down = nn.Conv2d(2 * c, 4 * c, 2, stride=2)
+        self.head = nn.Linear(4 * c, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = self.dw(self.expand(x))
+        s = torch.sigmoid(self.se_expand(nn.functional.silu(self.se_reduce(nn.functional.adaptive_avg_pool2d(y, 1)))))
+        x = x + self.project(y * s)
+        x = self.v3(x)
+        x = x * self.gate(x)
+        y = self.cn_dw(x).permute(0, 2, 3, 1)
+        y = self.cn_fc2(nn.functional.gelu(self.cn_fc1(self.cn_norm(y)))).permute(0, 3, 1, 2)
+        x = x + self.layer_scale * y
+        x = self.down(self.down_norm(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2))
+        return nn.functional.gelu(self.head(x.mean((2, 3))), approximate="tanh")
+
+
 def _token_ids(shape, lengths, seed=1):
     ids = torch.randint(1, 50, shape, generator=torch.Generator().manual_seed(seed))
     for row, n in enumerate(lengths):
@@ -251,6 +295,7 @@ FAMILIES = {
     "video": lambda: (_randomize_norm_stats(Video(), 7).eval(), _input((1, 3, 8, 32, 32))),
     "text_encoder": lambda: (TextEncoder().eval(), _token_ids((3, 9), [9, 6, 3])),
     "masked_attention": lambda: (MaskedAttention().eval(), _padded((2, 7, 16), [7, 5])),
+    "modern_blocks": lambda: (_randomize_norm_stats(ModernBlocks(), 8).eval(), _input((2, 3, 32, 32))),
 }
 
 

@@ -631,3 +631,53 @@ TEST(FuseActivationIntoPackedOps, FusesEpilogueActivationsAndLeavesTheRest) {
                                                    true)),
             0);
 }
+
+// fold_scale_into_packed_linear on hand-made graphs: linear -> permute(0, 3, 1, 2) -> mul by a
+// constant [C, 1, 1] (ConvNeXt's layer scale), and linear -> mul by a scalar tensor, fold into
+// the layer's weight and bias with the unfolded result; a constant that scales along another
+// dim, or one with more dims than the product (it would broadcast it larger), stays.
+TEST(FoldScaleIntoPackedLinear, FoldsPerFeatureScalesOnly) {
+  TVK_NEED_VULKAN();
+  const Tensor w = randn({6, 5}, 75), b = randn({6}, 76), x = randn({2, 3, 4, 5}, 77);
+  auto build = [&](const Tensor& c, bool permute) {
+    auto g = std::make_unique<Graph>();
+    Value* in = g->add_input("x", ValueType::Tensor);
+    auto node = [&](const char* op, std::vector<Arg> args, ValueType out) {
+      auto n = std::make_unique<Node>();
+      n->op = &ops::require_op(op);
+      n->args = std::move(args);
+      n->outputs.push_back(g->new_value(out));
+      return g->append(std::move(n));
+    };
+    Node* ctx = node("vulkan_prepack::create_linear_context", {Arg::of(IValue(t(w).contiguous())), Arg::of(IValue(b))},
+                     ValueType::Object);
+    Node* y = node("vulkan_prepack::run_linear_context", {Arg::of(in), Arg::of(ctx->outputs[0])}, ValueType::Tensor);
+    Value* z = y->outputs[0];
+    if (permute) z = node("aten::permute", {Arg::of(z), Arg::of(IValue(IntList{0, 3, 1, 2}))}, ValueType::Tensor)->outputs[0];
+    Node* m = node("aten::mul.Tensor", {Arg::of(IValue(c)), Arg::of(z)}, ValueType::Tensor);
+    g->outputs().push_back(Arg::of(m->outputs[0]));
+    return g;
+  };
+  auto reference = [&](const Tensor& c, bool permute) {
+    Tensor y = linear(x, w, b);
+    if (permute) y = tvk::permute(y, {0, 3, 1, 2});
+    return mul(c, y);
+  };
+  auto run = [&](std::unique_ptr<Graph> g) {
+    fold_prepacking(*g);
+    GraphExecutor exec(std::shared_ptr<const Graph>(std::move(g)));
+    Stack in;
+    in.emplace_back(x.vulkan());
+    return exec.run(std::move(in)).toTensor().cpu();
+  };
+  for (const auto& [c, permute] : {std::pair{randn({6, 1, 1}, 78), true}, std::pair{randn({}, 79), false},
+                                   std::pair{randn({6}, 80), false}}) {
+    auto g = build(c, permute);
+    EXPECT_EQ(fold_scale_into_packed_linear(*g), 1) << c.shape_string();
+    EXPECT_EQ(g->op_histogram().count("aten::mul.Tensor"), 0u);
+    EXPECT_LE(relative_diff(run(std::move(g)), reference(c, permute)), 1e-5) << c.shape_string();
+  }
+  EXPECT_EQ(fold_scale_into_packed_linear(*build(randn({1, 3, 1}, 81), true)), 0);     // scales along H
+  EXPECT_EQ(fold_scale_into_packed_linear(*build(randn({1, 1, 1, 6}, 82), false)), 0);  // no permute: rank unknown
+  EXPECT_EQ(fold_scale_into_packed_linear(*build(randn({6, 1}, 83), false)), 0);
+}

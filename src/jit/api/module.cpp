@@ -143,6 +143,7 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
         fold_conv_batch_norm(*graph);
         if (insert_prepacked_ops(*graph) > 0) {
           fuse_clamp_into_packed_conv(*graph);
+          fold_scale_into_packed_linear(*graph);
           fold_prepacking(*graph);
           remove_mutation(*graph);  // an in-place add_ after a convolution fuses below as add
           eliminate_dead_code(*graph);  // frees the folded weights the packed ones replace

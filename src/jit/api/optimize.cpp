@@ -87,6 +87,7 @@ std::string OptimizationReport::summary() const {
   out << "linear layers packed: " << linears_packed << "\n";
   out << "recurrent layers packed: " << recurrent_layers_packed << "\n";
   out << "activations fused into convolutions: " << activations_fused << "\n";
+  if (scales_folded) out << "constant scales folded into linear layers: " << scales_folded << "\n";
   out << "dropouts removed: " << dropouts_removed << "\n";
   out << "in-place ops made functional: " << mutations_removed << "\n";
   out << "CPU<->Vulkan transfers inserted: " << transfers_inserted << "\n";
@@ -176,6 +177,7 @@ jit::Module optimize_in_run(const jit::Module& module, const MobileOptimizerOpti
       stats.recurrent_layers_packed += recurrent;
       stats.convolutions_packed += packed - linears - recurrent;
       stats.activations_fused += jit::fuse_clamp_into_packed_conv(*graph);
+      stats.scales_folded += jit::fold_scale_into_packed_linear(*graph);
       jit::fold_prepacking(*graph);
     }
     if (!blocked(MobileOptimizerType::REMOVE_DROPOUT)) stats.dropouts_removed += jit::remove_dropout(*graph);

@@ -13,6 +13,7 @@
 #include "ops/registry.h"
 #include "ops/quantized.h"
 #include "ops/xnnpack_contexts.h"
+#include "tvk/ops.h"
 
 namespace tvk::jit {
 
@@ -410,6 +411,69 @@ int fuse_clamp_into_packed_conv(Graph& g) {
     ++fused;
   }
   return fused;
+}
+
+namespace {
+// The scale per output feature that multiplying the linear layer's output `y` (permuted by
+// `perm`, or as it is where perm is empty) by `c` applies, as a 1-D tensor of `out` values; none
+// where c also scales along other dims or would broadcast the product to a larger shape.
+std::optional<Tensor> per_feature_scale(const Tensor& c, const IntList& perm, int64_t out) {
+  if (c.dtype() != DType::Float32) return std::nullopt;
+  const int64_t rank = perm.empty() ? 1 : static_cast<int64_t>(perm.size());
+  if (c.dim() > rank) return std::nullopt;
+  for (int64_t i = 0; i < c.dim(); ++i) {
+    if (c.size(i) == 1) continue;
+    const int64_t j = rank - c.dim() + i;  // the product's dim this one broadcasts against
+    const int64_t from = perm.empty() ? rank - 1 : (perm[j] < 0 ? perm[j] + rank : perm[j]);
+    if (from != rank - 1 || c.size(i) != out) return std::nullopt;
+  }
+  const Tensor flat = c.cpu().contiguous().reshape({c.numel()});
+  return c.numel() == out ? flat : tvk::mul(tvk::ones({out}), flat);
+}
+}  // namespace
+
+int fold_scale_into_packed_linear(Graph& g) {
+  int folded = 0;
+  std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
+  for (Node* run : g.all_nodes()) {
+    if (erased.count(run) || !run->is_op("vulkan_prepack::run_linear_context")) continue;
+    const Arg& ctx = run->args[1];
+    Node* create = ctx.is_value() ? ctx.value->producer : nullptr;
+    if (!create || !create->is_op("vulkan_prepack::create_linear_context") || g.uses(ctx.value).size() != 1 ||
+        g.is_graph_output(ctx.value) || !is_const_tensor(create->args[0]) ||
+        !(is_const_tensor(create->args[1]) || is_const_none(create->args[1])))
+      continue;
+    Node* next = sole_user(g, run->outputs[0]);
+    Node* permute = nullptr;
+    IntList perm;
+    if (next && next->is_op("aten::permute") && next->owner == run->owner && !next->args[1].is_value() &&
+        next->args[1].constant.isList()) {
+      permute = next;
+      perm = next->args[1].constant.toIntList();
+      if (perm.empty()) continue;
+      next = sole_user(g, permute->outputs[0]);
+    }
+    if (!next || !next->is_op("aten::mul.Tensor") || next->owner != run->owner) continue;
+    Value* scaled = (permute ? permute : run)->outputs[0];
+    auto is_scaled = [&](const Arg& a) { return a.is_value() && a.value == scaled; };
+    const int c_index = is_scaled(next->args[0]) ? 1 : is_scaled(next->args[1]) ? 0 : -1;
+    if (c_index < 0 || !is_const_tensor(next->args[c_index])) continue;
+    const Tensor wt = create->args[0].constant.toTensor();
+    if (wt.dim() != 2 || wt.dtype() != DType::Float32) continue;
+    const auto scale = per_feature_scale(next->args[c_index].constant.toTensor(), perm, wt.size(1));
+    if (!scale) continue;
+    const Device device = wt.device();
+    create->args[0] = Arg::of(IValue(tvk::mul(wt.cpu(), *scale).to(device)));
+    if (is_const_tensor(create->args[1])) {
+      const Tensor b = create->args[1].constant.toTensor();
+      create->args[1] = Arg::of(IValue(tvk::mul(b.cpu(), *scale).to(b.device())));
+    }
+    g.replace_all_uses(next->outputs[0], Arg::of(scaled));
+    erased.insert(next);
+    g.erase(next);
+    ++folded;
+  }
+  return folded;
 }
 
 int fuse_add_into_packed_conv(Graph& g) {

@@ -28,6 +28,11 @@ int insert_prepacked_ops(Graph& graph);
 // relu / hardtanh / clamp with constant bounds after run_conv2d_context move into the context's
 // output_min / output_max.
 int fuse_clamp_into_packed_conv(Graph& graph);
+// A packed linear layer whose output (or its permute) is multiplied by a constant that scales
+// only the layer's output features (ConvNeXt's and CaiT's layer scale: a [C, 1, 1] tensor after
+// the permute back to NCHW; a scalar) takes the scale into its weight and bias:
+// (x W^T + b) * c = x (W^T * c) + b * c, one dispatch fewer.
+int fold_scale_into_packed_linear(Graph& graph);
 // Execution-time fusion (applied to graphs as they are loaded to run, never to what is saved,
 // since PyTorch has no such op): run_conv2d_context followed by an add of a tensor of its
 // shape (alpha 1), and optionally a relu, becomes tvk::run_conv2d_context_add, one dispatch
