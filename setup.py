@@ -20,17 +20,23 @@ def project_version():
 
 
 class CMakeBuild(build_ext):
-    """Configures and builds the `_tvk` target, then puts it and libtvk.so in the package."""
+    """Configures and builds the `_tvk` target, then puts it and libtvk.so in the package.
+    TVK_PREBUILT=DIR packages a CMake build directory's `_tvk` and libtvk.so instead of building
+    them (the test suite's quick install test: the sources were just built there)."""
 
     def build_extension(self, ext):
-        build_dir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
-        os.makedirs(build_dir, exist_ok=True)
-        subprocess.check_call(
-            ["cmake", "-S", HERE, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release", "-DTVK_BUILD_TESTS=OFF",
-             "-DPython3_EXECUTABLE=" + sys.executable]
-        )
-        jobs = os.environ.get("TVK_JOBS", str(os.cpu_count() or 1))
-        subprocess.check_call(["cmake", "--build", build_dir, "--target", "_tvk", "-j", jobs])
+        build_dir = os.environ.get("TVK_PREBUILT")
+        if build_dir:
+            build_dir = os.path.abspath(build_dir)
+        else:
+            build_dir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+            os.makedirs(build_dir, exist_ok=True)
+            subprocess.check_call(
+                ["cmake", "-S", HERE, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release", "-DTVK_BUILD_TESTS=OFF",
+                 "-DPython3_EXECUTABLE=" + sys.executable]
+            )
+            jobs = os.environ.get("TVK_JOBS", str(os.cpu_count() or 1))
+            subprocess.check_call(["cmake", "--build", build_dir, "--target", "_tvk", "-j", jobs])
         target = os.path.abspath(self.get_ext_fullpath(ext.name))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         built = glob.glob(os.path.join(build_dir, "python", "tvk", "_tvk*.so"))

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # `pip install .` into a fresh virtual environment that sees Debian's packages (numpy, setuptools,
 # wheel; no index is reached), then `import tvk` there, outside the source tree.
-# Usage: pip_install_test.sh SOURCE_DIR WORK_DIR
+# Usage: pip_install_test.sh SOURCE_DIR WORK_DIR [BUILD_DIR]
+# With BUILD_DIR, pip packages that CMake build's library and extension (TVK_PREBUILT) instead of
+# compiling the library again (about 5 minutes on 2 cores): the default suite's form. Without, the
+# whole build from source, as a user's pip runs it (label slow).
 set -euo pipefail
 src=$1
 work=$2
+if [[ -n "${3:-}" ]]; then export TVK_PREBUILT=$3; fi
 rm -rf "$work"
 mkdir -p "$work"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
