@@ -342,7 +342,7 @@ void run_cases(const std::string& op, Device device) {
 // that take plain tensors (the others take packed contexts, which the model tests cover).
 std::vector<std::string> tested_ops() {
   static const std::set<std::string> kTvkOps = {"tvk::legacy_div", "tvk::gather_dim", "tvk::lstm_gates",
-                                                "tvk::gru_gates"};
+                                                "tvk::gru_gates", "tvk::layer_norm_channels"};
   std::vector<std::string> names;
   for (const ops::OpEntry* e : ops::Registry::global().all())
     if ((e->schema.name.rfind("aten::", 0) == 0 && e->schema.text.find("Tensor") != std::string::npos) ||

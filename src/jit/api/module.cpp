@@ -156,6 +156,7 @@ std::shared_ptr<GraphExecutor> graph_of(ModuleState& state, const std::string& m
         graph = freeze_method(view, method, dtypes);
       }
     }
+    rewrite_channel_layer_norms(*graph);
     fuse_activation_into_packed_ops(*graph);
     fuse_add_into_packed_conv(*graph);
     fuse_cat_of_packed_convs(*graph);

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "ops/activation.h"
+#include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "ops/quantized.h"
 #include "ops/xnnpack_contexts.h"
@@ -564,6 +565,99 @@ int fuse_activation_into_packed_ops(Graph& g) {
     ++fused;
   }
   return fused;
+}
+
+namespace {
+bool is_permute_of(const Node* n, const IntList& dims) {
+  return n->is_op("aten::permute") && n->args.size() == 2 && !n->args[1].is_value() && n->args[1].constant.isList() &&
+         n->args[1].constant.toIntList() == dims;
+}
+// The node reading `v` where that is v's only use (a graph output is a use too), else null.
+Node* only_use(const Graph& g, const Value* v) {
+  if (g.is_graph_output(v)) return nullptr;
+  const std::vector<Node*> uses = g.uses(v);
+  return uses.size() == 1 ? uses[0] : nullptr;
+}
+}  // namespace
+
+int rewrite_channel_layer_norms(Graph& g) {
+  const ops::CustomClass* linear_class = ops::find_custom_class("__torch__.torch.classes.vulkan.LinearPackedContext");
+  if (!linear_class) return 0;
+  int rewritten = 0;
+  std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
+  for (Node* first : g.all_nodes()) {
+    if (erased.count(first) || !is_permute_of(first, {0, 2, 3, 1})) continue;
+    Node* norm = only_use(g, first->outputs[0]);
+    if (!norm || !norm->is_op("aten::layer_norm") || norm->owner != first->owner || norm->args[1].is_value() ||
+        !norm->args[1].constant.isList() || norm->args[1].constant.toList().size() != 1 ||
+        !(is_const_tensor(norm->args[2]) || is_const_none(norm->args[2])) ||
+        !(is_const_tensor(norm->args[3]) || is_const_none(norm->args[3])) || norm->args[4].is_value())
+      continue;
+    // The chain from the norm to the permute back: packed linear layers and activations.
+    std::vector<Node*> chain;
+    Node* last = nullptr;
+    for (Node* cur = norm;;) {
+      Node* next = only_use(g, cur->outputs[0]);
+      if (!next || next->owner != first->owner || next->args.empty() || !next->args[0].is_value() ||
+          next->args[0].value != cur->outputs[0])
+        break;
+      if (is_permute_of(next, {0, 3, 1, 2})) {
+        last = next;
+        break;
+      }
+      const std::string& name = next->kind == NodeKind::Op ? next->op->schema.name : std::string();
+      const bool product = (name == "vulkan_prepack::run_linear_context" || name == "tvk::run_linear_context_act") &&
+                           !next->args[1].is_value() && next->args[1].constant.isObject();
+      std::string approximate = "none";
+      if ((name == "aten::gelu" || name == "aten::gelu_") && next->args.size() > 1) {
+        if (next->args[1].is_value() || !next->args[1].constant.isString()) break;
+        approximate = next->args[1].constant.toStringRef();
+      }
+      const bool activation = (ops::fused_activation_of(name, approximate) &&
+                               (next->args.size() == 1 || name == "aten::gelu" || name == "aten::gelu_")) ||
+                              ((name == "aten::relu" || name == "aten::relu_") && next->args.size() == 1);
+      if (!product && !activation) break;
+      chain.push_back(next);
+      cur = next;
+    }
+    if (!last) continue;
+    auto norm_node = make_op_node(g, "tvk::layer_norm_channels", {first->args[0], norm->args[2], norm->args[3], norm->args[4]},
+                                  ValueType::Tensor);
+    norm_node->source = norm->source;
+    Value* value = g.insert_before(std::move(norm_node), first)->outputs[0];
+    for (Node* n : chain) {
+      if (n->op->schema.name.find("linear_context") == std::string::npos) {
+        n->args[0] = Arg::of(value);  // an activation: elementwise, the same on NCHW
+        value = n->outputs[0];
+        continue;
+      }
+      // The linear layer as a 1x1 convolution: weight_t [in, out] -> [out, in, 1, 1].
+      const List state = linear_class->get_state(*n->args[1].constant.toObject()).toList();
+      const Tensor weight_t = state.at(0).toTensor();
+      const Tensor w = tvk::t(weight_t).contiguous().reshape({weight_t.size(1), weight_t.size(0), 1, 1});
+      const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
+                                   {IValue(w), state.at(1), IValue(IntList{1, 1}), IValue(IntList{0, 0}),
+                                    IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
+      const bool act = n->is_op("tvk::run_linear_context_act");
+      std::vector<Arg> args{Arg::of(value), Arg::of(ctx)};
+      if (act) args.push_back(n->args[2]);
+      auto conv = make_op_node(g, act ? "tvk::run_conv2d_context_act" : "vulkan_prepack::run_conv2d_context",
+                               std::move(args), ValueType::Tensor);
+      conv->source = n->source;
+      Node* made = g.insert_before(std::move(conv), n);
+      g.replace_all_uses(n->outputs[0], Arg::of(made->outputs[0]));
+      value = made->outputs[0];
+      erased.insert(n);
+      g.erase(n);
+    }
+    g.replace_all_uses(last->outputs[0], Arg::of(value));
+    for (Node* n : {last, norm, first}) {
+      erased.insert(n);
+      g.erase(n);
+    }
+    ++rewritten;
+  }
+  return rewritten;
 }
 
 int fuse_cat_of_packed_convs(Graph& g) {

@@ -83,8 +83,44 @@ Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& w
   return out;
 }
 
+// tvk::layer_norm_channels: layer_norm over dim 1 of (N, C, *), as permuting C last, layer_norm
+// over [C] and permuting back would give (what ConvNeXt's blocks and LayerNorm2d spell out; the
+// optimizer's rewrite_channel_layer_norms makes this op of them).
+Tensor layer_norm_channels(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
+  const char* op = "tvk::layer_norm_channels";
+  TVK_CHECK(input.dim() >= 2, op, ": expected (N, C, ...), got ", input.shape_string());
+  const int64_t channels = input.size(1);
+  for (const Tensor* t : {&weight, &bias})
+    TVK_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == channels), op, ": weight and bias must be [", channels,
+              "], got ", t->shape_string());
+  check_float(op, input, "input");
+  const int64_t batch = input.size(0), plane = channels == 0 || batch == 0 ? 0 : input.numel() / (batch * channels);
+  const Tensor x = input.contiguous();
+  const Tensor w = weight.defined() ? weight.contiguous() : weight, b = bias.defined() ? bias.contiguous() : bias;
+  Tensor out = empty(input.sizes());
+  const float* px = x.data<float>();
+  float* py = out.data<float>();
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t p = 0; p < plane; ++p) {
+      const int64_t base = n * channels * plane + p;
+      double sum = 0, sq = 0;
+      for (int64_t c = 0; c < channels; ++c) sum += px[base + c * plane];
+      const double mean = sum / static_cast<double>(channels);
+      for (int64_t c = 0; c < channels; ++c) sq += (px[base + c * plane] - mean) * (px[base + c * plane] - mean);
+      const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(channels) + eps);
+      for (int64_t c = 0; c < channels; ++c)
+        py[base + c * plane] = static_cast<float>((px[base + c * plane] - mean) * inv_std *
+                                                      (w.defined() ? w.data<float>()[c] : 1.f) +
+                                                  (b.defined() ? b.data<float>()[c] : 0.f));
+    }
+  return out;
+}
+
 }  // namespace
 
+TVK_REGISTER_OP("tvk::layer_norm_channels(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> "
+                "Tensor",
+                layer_norm_channels);
 TVK_REGISTER_OP("aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
                 "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
                 batch_norm);

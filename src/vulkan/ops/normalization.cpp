@@ -2,6 +2,7 @@
 // running statistics, and layer_norm over the trailing dims.
 #include "ops/norm_params.h"
 #include "ops/registry.h"
+#include "tvk/ops.h"
 #include "vulkan/ops/shader_dispatch.h"
 
 namespace tvk::vulkan {
@@ -53,8 +54,43 @@ Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& w
   return out;
 }
 
+// Layer norm over dim 1 (layer_norm_channels.glsl): an invocation per position walks its
+// channels, up to 65535 of them (lavapipe's loop cap); more go channels-last through
+// aten::layer_norm's row kernel.
+Tensor layer_norm_channels(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
+  const char* op = "tvk::layer_norm_channels";
+  TVK_CHECK(input.dim() >= 2, op, ": expected (N, C, ...), got ", input.shape_string());
+  const int64_t channels = input.size(1);
+  for (const Tensor* t : {&weight, &bias}) {
+    TVK_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == channels), op, ": weight and bias must be [", channels,
+              "], got ", t->shape_string());
+    if (t->defined()) check_vulkan_float(op, *t, "weight/bias");
+  }
+  check_vulkan_float(op, input, "input");
+  if (channels > 65535) {
+    IntList last(static_cast<size_t>(input.dim())), back(static_cast<size_t>(input.dim()));
+    for (int64_t d = 0; d < input.dim(); ++d) last[d] = d == 0 ? 0 : d == input.dim() - 1 ? 1 : d + 1;
+    for (int64_t d = 0; d < input.dim(); ++d) back[last[d]] = d;
+    return tvk::permute(layer_norm(tvk::permute(input, last).contiguous(), {channels}, weight, bias, eps, false), back)
+        .contiguous();
+  }
+  const int64_t batch = input.size(0), plane = channels == 0 || batch == 0 ? 0 : input.numel() / (batch * channels);
+  Tensor out = empty_vulkan(input.sizes());
+  struct {
+    uint32_t positions, channels, plane, has_weight, has_bias;
+    float eps;
+  } params{static_cast<uint32_t>(to_i32(op, batch * plane)), static_cast<uint32_t>(channels),
+           static_cast<uint32_t>(to_i32(op, plane)), weight.defined() ? 1u : 0u, bias.defined() ? 1u : 0u,
+           static_cast<float>(eps)};
+  (void)to_i32(op, input.numel());
+  launch(ShaderLaunch{"layer_norm_channels", elementwise_global(batch * plane), {64, 1, 1}, {}},
+         {out, input, weight.defined() ? weight : input, bias.defined() ? bias : input}, params);
+  return out;
+}
+
 }  // namespace
 
+TVK_REGISTER_VULKAN_KERNEL("tvk::layer_norm_channels", layer_norm_channels);
 TVK_REGISTER_VULKAN_KERNEL("aten::batch_norm", batch_norm);
 TVK_REGISTER_VULKAN_KERNEL("aten::layer_norm", layer_norm);
 
