@@ -65,11 +65,23 @@ _BINARY = [("__add__", "add", False), ("__radd__", "add", False), ("__sub__", "s
            ("__le__", "le", False), ("__gt__", "gt", False), ("__ge__", "ge", False), ("__and__", "logical_and", False),
            ("__or__", "logical_or", False), ("__xor__", "logical_xor", False)]
 _UNARY = [("__neg__", "neg"), ("__abs__", "abs"), ("__invert__", "bitwise_not")]
+# In-place operators change the tensor itself, as torch's do (views of it see the change).
+_INPLACE = [("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"), ("__itruediv__", "div_"),
+            ("__ipow__", "pow_"), ("__iand__", "logical_and_"), ("__ior__", "logical_or_"),
+            ("__ixor__", "logical_xor_")]
 
 
 def _binary(op, swapped):
     def method(self, other):
         return call(op, other, self) if swapped else call(op, self, other)
+
+    return method
+
+
+def _inplace(op):
+    def method(self, other):
+        call(op, self, other)  # changes self's storage; self stays the object `x += y` rebinds to
+        return self
 
     return method
 
@@ -155,6 +167,8 @@ def install(tensor_class):
         setattr(tensor_class, py_name, _binary(op, swapped))
     for py_name, op in _UNARY:
         setattr(tensor_class, py_name, lambda self, _op=op: call(_op, self))
+    for py_name, op in _INPLACE:
+        setattr(tensor_class, py_name, _inplace(op))
     tensor_class.__rtruediv__ = _rtruediv
     tensor_class.__hash__ = object.__hash__  # __eq__ is elementwise, as torch's
     tensor_class.__getitem__ = _index

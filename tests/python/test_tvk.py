@@ -297,6 +297,22 @@ def test_tensor_operators_indexing_and_methods_match_torch():
                                 "int64": ("int64", torch.int64, np.int64)}.items():
             for dtype in spellings if device == "cpu" or name == "float32" else ():
                 assert a.to(dtype).dtype == name and a.to(dtype).device == device
+        # in-place methods and operators change the tensor itself (and, on the CPU, its views)
+        for f in (lambda x: x.add_(1), lambda x: x.mul_(2)):
+            c, tc = a.clone(), ta.clone()
+            alias, view = c, c[1]
+            f(c)
+            f(tc)
+            c += 1
+            tc += 1
+            c /= 4
+            tc /= 4
+            c -= b
+            tc -= tb
+            assert c is alias, device
+            assert np.allclose(c.cpu().numpy(), tc.numpy(), rtol=1e-5, atol=1e-6), device
+            if device == "cpu":
+                assert np.allclose(view.numpy(), tc[1].numpy(), rtol=1e-5, atol=1e-6)
         with pytest.raises(IndexError):
             a[3]
         with pytest.raises(AttributeError, match="no_such_method"):
