@@ -21,6 +21,23 @@ int64_t check_batch_norm(const Tensor& input, const Tensor& weight, const Tensor
   return channels;
 }
 
+int64_t check_layer_norm_channels(const Tensor& input, const IntList& normalized_shape, const Tensor& weight,
+                                  const Tensor& bias) {
+  const char* op = "tvk::layer_norm_channels";
+  check_float(op, input, "input");
+  TVK_CHECK(input.dim() >= 2, op, ": expected (N, C, ...), got ", input.shape_string());
+  const int64_t channels = input.size(1);
+  TVK_CHECK(normalized_shape == IntList{channels}, op, ": normalized_shape ", shape_string(normalized_shape),
+            " does not match the channels of the input ", input.shape_string());
+  for (const auto& [t, name] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}}) {
+    if (!t->defined()) continue;
+    check_float(op, *t, name);
+    TVK_CHECK(t->sizes() == normalized_shape, op, ": expected ", name, " of shape ", shape_string(normalized_shape),
+              ", got ", t->shape_string());
+  }
+  return channels;
+}
+
 int64_t check_layer_norm(const Tensor& input, const IntList& normalized_shape, const Tensor& weight,
                          const Tensor& bias) {
   const char* op = "aten::layer_norm";

@@ -14,4 +14,10 @@ int64_t check_batch_norm(const Tensor& input, const Tensor& weight, const Tensor
 // Returns the number of elements normalized together (the product of normalized_shape).
 int64_t check_layer_norm(const Tensor& input, const IntList& normalized_shape, const Tensor& weight, const Tensor& bias);
 
+// Checks tvk::layer_norm_channels (layer_norm over dim 1): input (N, C, ...) of float32, the
+// normalized_shape [C] that the channels-last layer_norm it replaces was given, weight and bias
+// [C]. Returns C.
+int64_t check_layer_norm_channels(const Tensor& input, const IntList& normalized_shape, const Tensor& weight,
+                                  const Tensor& bias);
+
 }  // namespace tvk::ops

@@ -737,13 +737,14 @@ def generate(torch, c):
 
     # Layer norm over dim 1 (ConvNeXt's channels-last blocks, rewritten to NCHW), against torch's
     # layer_norm with the channels moved last and back.
-    def layer_norm_channels(x, w, b, eps):
-        return torch.nn.functional.layer_norm(x.movedim(1, -1), (x.size(1),), w, b, eps).movedim(-1, 1)
+    def layer_norm_channels(x, shape, w, b, eps):
+        return torch.nn.functional.layer_norm(x.movedim(1, -1), shape, w, b, eps).movedim(-1, 1)
     for xs, affine in [((2, 8, 5, 7), True), ((1, 96, 14, 14), True), ((3, 5, 9), False), ((2, 3), True),
                        ((1, 7, 1, 1), False)]:
         w, b = (r(xs[1]), r(xs[1])) if affine else (None, None)
-        c.add("tvk::layer_norm_channels", r(*xs), w, b, 1e-6, ref=layer_norm_channels)
-    c.error("tvk::layer_norm_channels", r(2, 3, 4), r(4), None, 1e-5, ref=layer_norm_channels)
+        c.add("tvk::layer_norm_channels", r(*xs), [xs[1]], w, b, 1e-6, ref=layer_norm_channels)
+    c.error("tvk::layer_norm_channels", r(2, 3, 4), [3], r(4), None, 1e-5, ref=layer_norm_channels)
+    c.error("tvk::layer_norm_channels", r(2, 3, 4), [4], None, None, 1e-5, ref=layer_norm_channels)
     c.add("tvk::legacy_div.Tensor", torch.tensor([7, -7, 9]), torch.tensor([2, 2, -4]), ref=legacy_div)
     c.add("tvk::legacy_div.Tensor", r(2, 3), torch.tensor([2, 2, -4]), ref=legacy_div)
     c.add("tvk::legacy_div.Scalar", torch.tensor([-23, 23]), 4, ref=legacy_div)

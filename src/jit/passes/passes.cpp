@@ -621,7 +621,8 @@ int rewrite_channel_layer_norms(Graph& g) {
       cur = next;
     }
     if (!last) continue;
-    auto norm_node = make_op_node(g, "tvk::layer_norm_channels", {first->args[0], norm->args[2], norm->args[3], norm->args[4]},
+    auto norm_node = make_op_node(g, "tvk::layer_norm_channels",
+                                  {first->args[0], norm->args[1], norm->args[2], norm->args[3], norm->args[4]},
                                   ValueType::Tensor);
     norm_node->source = norm->source;
     Value* value = g.insert_before(std::move(norm_node), first)->outputs[0];

@@ -86,14 +86,9 @@ Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& w
 // tvk::layer_norm_channels: layer_norm over dim 1 of (N, C, *), as permuting C last, layer_norm
 // over [C] and permuting back would give (what ConvNeXt's blocks and LayerNorm2d spell out; the
 // optimizer's rewrite_channel_layer_norms makes this op of them).
-Tensor layer_norm_channels(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
-  const char* op = "tvk::layer_norm_channels";
-  TVK_CHECK(input.dim() >= 2, op, ": expected (N, C, ...), got ", input.shape_string());
-  const int64_t channels = input.size(1);
-  for (const Tensor* t : {&weight, &bias})
-    TVK_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == channels), op, ": weight and bias must be [", channels,
-              "], got ", t->shape_string());
-  check_float(op, input, "input");
+Tensor layer_norm_channels(const Tensor& input, IntList normalized_shape, const Tensor& weight, const Tensor& bias,
+                           double eps) {
+  const int64_t channels = check_layer_norm_channels(input, normalized_shape, weight, bias);
   const int64_t batch = input.size(0), plane = channels == 0 || batch == 0 ? 0 : input.numel() / (batch * channels);
   const Tensor x = input.contiguous();
   const Tensor w = weight.defined() ? weight.contiguous() : weight, b = bias.defined() ? bias.contiguous() : bias;
@@ -118,8 +113,8 @@ Tensor layer_norm_channels(const Tensor& input, const Tensor& weight, const Tens
 
 }  // namespace
 
-TVK_REGISTER_OP("tvk::layer_norm_channels(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> "
-                "Tensor",
+TVK_REGISTER_OP("tvk::layer_norm_channels(Tensor input, int[] normalized_shape, Tensor? weight=None, "
+                "Tensor? bias=None, float eps=1e-05) -> Tensor",
                 layer_norm_channels);
 TVK_REGISTER_OP("aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
                 "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",

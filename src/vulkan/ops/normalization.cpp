@@ -57,16 +57,13 @@ Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& w
 // Layer norm over dim 1 (layer_norm_channels.glsl): an invocation per position walks its
 // channels, up to 65535 of them (lavapipe's loop cap); more go channels-last through
 // aten::layer_norm's row kernel.
-Tensor layer_norm_channels(const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
+Tensor layer_norm_channels(const Tensor& input, IntList normalized_shape, const Tensor& weight, const Tensor& bias,
+                           double eps) {
   const char* op = "tvk::layer_norm_channels";
-  TVK_CHECK(input.dim() >= 2, op, ": expected (N, C, ...), got ", input.shape_string());
-  const int64_t channels = input.size(1);
-  for (const Tensor* t : {&weight, &bias}) {
-    TVK_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == channels), op, ": weight and bias must be [", channels,
-              "], got ", t->shape_string());
-    if (t->defined()) check_vulkan_float(op, *t, "weight/bias");
-  }
+  const int64_t channels = ops::check_layer_norm_channels(input, normalized_shape, weight, bias);
   check_vulkan_float(op, input, "input");
+  for (const Tensor* t : {&weight, &bias})
+    if (t->defined()) check_vulkan_float(op, *t, "weight/bias");
   if (channels > 65535) {
     IntList last(static_cast<size_t>(input.dim())), back(static_cast<size_t>(input.dim()));
     for (int64_t d = 0; d < input.dim(); ++d) last[d] = d == 0 ? 0 : d == input.dim() - 1 ? 1 : d + 1;
