@@ -10,7 +10,6 @@
 #include <tuple>
 
 #include "ops/activation.h"
-#include "ops/custom_class.h"
 #include "ops/registry.h"
 #include "ops/quantized.h"
 #include "ops/xnnpack_contexts.h"
@@ -581,8 +580,6 @@ Node* only_use(const Graph& g, const Value* v) {
 }  // namespace
 
 int rewrite_channel_layer_norms(Graph& g) {
-  const ops::CustomClass* linear_class = ops::find_custom_class("__torch__.torch.classes.vulkan.LinearPackedContext");
-  if (!linear_class) return 0;
   int rewritten = 0;
   std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
   for (Node* first : g.all_nodes()) {
@@ -593,7 +590,10 @@ int rewrite_channel_layer_norms(Graph& g) {
         !(is_const_tensor(norm->args[2]) || is_const_none(norm->args[2])) ||
         !(is_const_tensor(norm->args[3]) || is_const_none(norm->args[3])) || norm->args[4].is_value())
       continue;
-    // The chain from the norm to the permute back: packed linear layers and activations.
+    // The chain from the norm to the permute back: elementwise activations only. (Packed
+    // linear layers between, as in ConvNeXt's blocks, stay channels-last: run as 1x1
+    // convolutions they doubled the weights on the device and lost to the linear's tensor-core
+    // GEMM at batch 1 on an H200, docs/benchmarks.md.)
     std::vector<Node*> chain;
     Node* last = nullptr;
     for (Node* cur = norm;;) {
@@ -606,8 +606,6 @@ int rewrite_channel_layer_norms(Graph& g) {
         break;
       }
       const std::string& name = next->kind == NodeKind::Op ? next->op->schema.name : std::string();
-      const bool product = (name == "vulkan_prepack::run_linear_context" || name == "tvk::run_linear_context_act") &&
-                           !next->args[1].is_value() && next->args[1].constant.isObject();
       std::string approximate = "none";
       if ((name == "aten::gelu" || name == "aten::gelu_") && next->args.size() > 1) {
         if (next->args[1].is_value() || !next->args[1].constant.isString()) break;
@@ -616,7 +614,7 @@ int rewrite_channel_layer_norms(Graph& g) {
       const bool activation = (ops::fused_activation_of(name, approximate) &&
                                (next->args.size() == 1 || name == "aten::gelu" || name == "aten::gelu_")) ||
                               ((name == "aten::relu" || name == "aten::relu_") && next->args.size() == 1);
-      if (!product && !activation) break;
+      if (!activation) break;
       chain.push_back(next);
       cur = next;
     }
@@ -626,30 +624,9 @@ int rewrite_channel_layer_norms(Graph& g) {
                                   ValueType::Tensor);
     norm_node->source = norm->source;
     Value* value = g.insert_before(std::move(norm_node), first)->outputs[0];
-    for (Node* n : chain) {
-      if (n->op->schema.name.find("linear_context") == std::string::npos) {
-        n->args[0] = Arg::of(value);  // an activation: elementwise, the same on NCHW
-        value = n->outputs[0];
-        continue;
-      }
-      // The linear layer as a 1x1 convolution: weight_t [in, out] -> [out, in, 1, 1].
-      const List state = linear_class->get_state(*n->args[1].constant.toObject()).toList();
-      const Tensor weight_t = state.at(0).toTensor();
-      const Tensor w = tvk::t(weight_t).contiguous().reshape({weight_t.size(1), weight_t.size(0), 1, 1});
-      const IValue ctx = ops::call("vulkan_prepack::create_conv2d_context",
-                                   {IValue(w), state.at(1), IValue(IntList{1, 1}), IValue(IntList{0, 0}),
-                                    IValue(IntList{1, 1}), IValue(int64_t{1}), IValue(), IValue()});
-      const bool act = n->is_op("tvk::run_linear_context_act");
-      std::vector<Arg> args{Arg::of(value), Arg::of(ctx)};
-      if (act) args.push_back(n->args[2]);
-      auto conv = make_op_node(g, act ? "tvk::run_conv2d_context_act" : "vulkan_prepack::run_conv2d_context",
-                               std::move(args), ValueType::Tensor);
-      conv->source = n->source;
-      Node* made = g.insert_before(std::move(conv), n);
-      g.replace_all_uses(n->outputs[0], Arg::of(made->outputs[0]));
-      value = made->outputs[0];
-      erased.insert(n);
-      g.erase(n);
+    for (Node* n : chain) {  // elementwise: the same on NCHW
+      n->args[0] = Arg::of(value);
+      value = n->outputs[0];
     }
     g.replace_all_uses(last->outputs[0], Arg::of(value));
     for (Node* n : {last, norm, first}) {

@@ -43,10 +43,9 @@ int fuse_add_into_packed_conv(Graph& graph);
 // ops::FusedActivation) becomes tvk::run_conv2d_context_act / tvk::run_linear_context_act.
 int fuse_activation_into_packed_ops(Graph& graph);
 // Execution-time rewrite, as above: permute(x, [0, 2, 3, 1]), layer_norm over the last dim, any
-// packed linear layers and activations, then permute(..., [0, 3, 1, 2]) (ConvNeXt's blocks and
-// LayerNorm2d, written channels-last) becomes tvk::layer_norm_channels(x) and 1x1 packed
-// convolutions on NCHW: no permutes, and the convolution methods for the products. Every value
-// between must have the chain's next node as its only use.
+// elementwise activations, then permute(..., [0, 3, 1, 2]) (LayerNorm2d, as ConvNeXt writes it)
+// becomes tvk::layer_norm_channels(x) on NCHW: no permutes. Every value between must have the
+// chain's next node as its only use.
 int rewrite_channel_layer_norms(Graph& graph);
 // Execution-time fusion, as above: cat of run_conv2d_context outputs (squeezenet's fire
 // modules) becomes tvk::run_conv2d_contexts_cat, whose convolutions write their channels of the
