@@ -699,6 +699,7 @@ std::string key_line(const vulkan::PipelineKey& k) {
   s << k.shader << ' ' << k.buffers << ' ' << k.local_size[0] << ' ' << k.local_size[1] << ' ' << k.local_size[2]
     << " :";
   for (const uint32_t c : k.constants) s << ' ' << c;
+  if (k.activation) s << " act=" << k.activation;  // fused_activation.glslh's constant 31
   return s.str();
 }
 
@@ -708,7 +709,12 @@ vulkan::PipelineKey parse_key(const std::string& line) {
   std::string colon;
   in >> k.shader >> k.buffers >> k.local_size[0] >> k.local_size[1] >> k.local_size[2] >> colon;
   if (!in || colon != ":") throw Error("bad pipeline line: " + line);
-  for (uint32_t v; in >> v;) k.constants.push_back(v);
+  for (std::string word; in >> word;) {
+    if (word.rfind("act=", 0) == 0)
+      k.activation = static_cast<uint32_t>(std::stoul(word.substr(4)));
+    else
+      k.constants.push_back(static_cast<uint32_t>(std::stoul(word)));
+  }
   return k;
 }
 
@@ -750,7 +756,7 @@ std::set<std::string> covering_pipelines(const std::vector<std::string>& lines, 
   for (const std::string& line : lines) {
     const vulkan::PipelineKey k = parse_key(line);
     std::ostringstream key;
-    key << k.shader << ' ' << k.buffers;
+    key << k.shader << ' ' << k.buffers << " act=" << k.activation;  // each activation's code too
     Classes classes;
     for (const char* d : {"local_size_x", "local_size_y", "local_size_z"})
       classes.insert({d, std::min(k.local_size[static_cast<size_t>(d[11] - 'x')], 2u)});
@@ -878,6 +884,30 @@ TEST(PipelineVariants, DISABLED_EveryPipelineIsMadeAndRunAgainstTheReference) {
       run_times.push_back({std::chrono::duration<double>(ran - run_start).count(),
                            std::chrono::duration<double>(packed - ran).count(), seen.size() - before,
                            set.name + " | " + what});
+    }
+  }
+  // Fused activations (fused_activation.glslh's constant 31) are code in every epilogue shader that
+  // the runs above make without one: each activation is made on one pipeline of each such shader
+  // (the first made), listed, so that the portability pass compiles every activation's code on
+  // the other driver too. A shader without the constant refuses (pipeline.cpp's check).
+  if (!replay) {
+    std::set<std::string> tried;
+    constexpr uint32_t kActivations = 7;  // ops::FusedActivation after None
+    for (const vulkan::PipelineKey& k : pipelines.keys()) {
+      if (k.activation != 0 || !tried.insert(k.shader).second) continue;
+      for (uint32_t act = 1; act <= kActivations; ++act) {
+        vulkan::PipelineKey with = k;
+        with.activation = act;
+        try {
+          pipelines.get(with);
+        } catch (const Error& e) {
+          ASSERT_EQ(act, 1u) << with.shader << " made activation 1 but not " << act << ": " << e.what();
+          EXPECT_NE(std::string(e.what()).find("has no fused activation"), std::string::npos) << e.what();
+          break;
+        }
+        const std::string line = key_line(with);
+        if (seen.insert(line).second) made_by.push_back("activations | " + with.shader + " | " + line);
+      }
     }
   }
   std::set<std::string> shaders;
