@@ -21,6 +21,18 @@ int64_t check_batch_norm(const Tensor& input, const Tensor& weight, const Tensor
   return channels;
 }
 
+namespace {
+// A layer norm's weight and bias, where given: float32, of the normalized shape.
+void check_affine(const char* op, const Tensor& weight, const Tensor& bias, const IntList& normalized_shape) {
+  for (const auto& [t, name] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}}) {
+    if (!t->defined()) continue;
+    check_float(op, *t, name);
+    TVK_CHECK(t->sizes() == normalized_shape, op, ": expected ", name, " of shape ", shape_string(normalized_shape),
+              ", got ", t->shape_string());
+  }
+}
+}  // namespace
+
 int64_t check_layer_norm_channels(const Tensor& input, const IntList& normalized_shape, const Tensor& weight,
                                   const Tensor& bias) {
   const char* op = "tvk::layer_norm_channels";
@@ -29,12 +41,7 @@ int64_t check_layer_norm_channels(const Tensor& input, const IntList& normalized
   const int64_t channels = input.size(1);
   TVK_CHECK(normalized_shape == IntList{channels}, op, ": normalized_shape ", shape_string(normalized_shape),
             " does not match the channels of the input ", input.shape_string());
-  for (const auto& [t, name] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}}) {
-    if (!t->defined()) continue;
-    check_float(op, *t, name);
-    TVK_CHECK(t->sizes() == normalized_shape, op, ": expected ", name, " of shape ", shape_string(normalized_shape),
-              ", got ", t->shape_string());
-  }
+  check_affine(op, weight, bias, normalized_shape);
   return channels;
 }
 
@@ -48,12 +55,7 @@ int64_t check_layer_norm(const Tensor& input, const IntList& normalized_shape, c
   for (int64_t i = 0; match && i < k; ++i) match = input.sizes()[input.dim() - k + i] == normalized_shape[i];
   TVK_CHECK(match, op, ": normalized_shape ", shape_string(normalized_shape),
             " does not match the trailing dims of the input ", input.shape_string());
-  for (const auto& [t, name] : {std::pair<const Tensor*, const char*>{&weight, "weight"}, {&bias, "bias"}}) {
-    if (!t->defined()) continue;
-    check_float(op, *t, name);
-    TVK_CHECK(t->sizes() == normalized_shape, op, ": expected ", name, " of shape ", shape_string(normalized_shape),
-              ", got ", t->shape_string());
-  }
+  check_affine(op, weight, bias, normalized_shape);
   return numel_of(normalized_shape);
 }
 

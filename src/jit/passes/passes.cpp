@@ -527,6 +527,25 @@ int fuse_add_into_packed_conv(Graph& g) {
   return fused;
 }
 
+namespace {
+// The activation `n` computes from its first argument alone (ops::FusedActivation), its other
+// arguments constants (gelu's approximate); none for any other node.
+std::optional<ops::FusedActivation> elementwise_activation(const Node& n) {
+  if (n.kind != NodeKind::Op) return std::nullopt;
+  const std::string& name = n.op->schema.name;
+  std::string approximate = "none";
+  if (name == "aten::gelu" || name == "aten::gelu_") {
+    if (n.args.size() > 1) {
+      if (n.args[1].is_value() || !n.args[1].constant.isString()) return std::nullopt;
+      approximate = n.args[1].constant.toStringRef();
+    }
+  } else if (n.args.size() != 1) {
+    return std::nullopt;
+  }
+  return ops::fused_activation_of(name, approximate);
+}
+}  // namespace
+
 int fuse_activation_into_packed_ops(Graph& g) {
   int fused = 0;
   std::set<const Node*> erased;  // as in fuse_clamp_into_packed_conv
@@ -535,20 +554,10 @@ int fuse_activation_into_packed_ops(Graph& g) {
     const bool conv = run->is_op("vulkan_prepack::run_conv2d_context");
     if (!conv && !run->is_op("vulkan_prepack::run_linear_context")) continue;
     Node* act = sole_user(g, run->outputs[0]);
-    if (!act || act->kind != NodeKind::Op || act->owner != run->owner || act->args.empty() ||
-        !act->args[0].is_value() || act->args[0].value != run->outputs[0])
+    if (!act || act->owner != run->owner || act->args.empty() || !act->args[0].is_value() ||
+        act->args[0].value != run->outputs[0])
       continue;
-    const std::string& name = act->op->schema.name;
-    std::string approximate = "none";
-    if (name == "aten::gelu" || name == "aten::gelu_") {
-      if (act->args.size() > 1) {
-        if (act->args[1].is_value() || !act->args[1].constant.isString()) continue;
-        approximate = act->args[1].constant.toStringRef();
-      }
-    } else if (act->args.size() != 1) {
-      continue;
-    }
-    const auto kind = ops::fused_activation_of(name, approximate);
+    const auto kind = elementwise_activation(*act);
     if (!kind) continue;
     auto fusedop = make_op_node(g, conv ? "tvk::run_conv2d_context_act" : "tvk::run_linear_context_act",
                                 {run->args[0], run->args[1], Arg::of(IValue(std::string(ops::to_string(*kind))))},
@@ -605,16 +614,8 @@ int rewrite_channel_layer_norms(Graph& g) {
         last = next;
         break;
       }
-      const std::string& name = next->kind == NodeKind::Op ? next->op->schema.name : std::string();
-      std::string approximate = "none";
-      if ((name == "aten::gelu" || name == "aten::gelu_") && next->args.size() > 1) {
-        if (next->args[1].is_value() || !next->args[1].constant.isString()) break;
-        approximate = next->args[1].constant.toStringRef();
-      }
-      const bool activation = (ops::fused_activation_of(name, approximate) &&
-                               (next->args.size() == 1 || name == "aten::gelu" || name == "aten::gelu_")) ||
-                              ((name == "aten::relu" || name == "aten::relu_") && next->args.size() == 1);
-      if (!activation) break;
+      const bool relu = (next->is_op("aten::relu") || next->is_op("aten::relu_")) && next->args.size() == 1;
+      if (!relu && !elementwise_activation(*next)) break;
       chain.push_back(next);
       cur = next;
     }

@@ -61,6 +61,22 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   return out;
 }
 
+// Normalizes the `count` values of x that lie `stride` apart (layer_norm's row: 1;
+// layer_norm_channels' position: a plane), into the same places of y, times weight[i] plus
+// bias[i] where given: biased variance, statistics in double.
+void normalize(const float* x, float* y, int64_t count, int64_t stride, double eps, const Tensor& weight,
+               const Tensor& bias) {
+  double sum = 0, sq = 0;
+  for (int64_t i = 0; i < count; ++i) sum += x[i * stride];
+  const double mean = sum / static_cast<double>(count);
+  for (int64_t i = 0; i < count; ++i) sq += (x[i * stride] - mean) * (x[i * stride] - mean);
+  const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(count) + eps);
+  for (int64_t i = 0; i < count; ++i)
+    y[i * stride] = static_cast<float>((x[i * stride] - mean) * inv_std *
+                                           (weight.defined() ? weight.data<float>()[i] : 1.f) +
+                                       (bias.defined() ? bias.data<float>()[i] : 0.f));
+}
+
 Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps, bool) {
   const int64_t cols = check_layer_norm(input, normalized_shape, weight, bias);
@@ -68,18 +84,8 @@ Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& w
   const Tensor x = input.contiguous();
   const Tensor w = weight.defined() ? weight.contiguous() : weight, b = bias.defined() ? bias.contiguous() : bias;
   Tensor out = empty(input.sizes());
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* px = x.data<float>() + r * cols;
-    float* py = out.data<float>() + r * cols;
-    double sum = 0, sq = 0;
-    for (int64_t i = 0; i < cols; ++i) sum += px[i];
-    const double mean = sum / static_cast<double>(cols);
-    for (int64_t i = 0; i < cols; ++i) sq += (px[i] - mean) * (px[i] - mean);
-    const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(cols) + eps);
-    for (int64_t i = 0; i < cols; ++i)
-      py[i] = static_cast<float>((px[i] - mean) * inv_std * (w.defined() ? w.data<float>()[i] : 1.f) +
-                                 (b.defined() ? b.data<float>()[i] : 0.f));
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    normalize(x.data<float>() + r * cols, out.data<float>() + r * cols, cols, 1, eps, w, b);
   return out;
 }
 
@@ -93,20 +99,10 @@ Tensor layer_norm_channels(const Tensor& input, IntList normalized_shape, const 
   const Tensor x = input.contiguous();
   const Tensor w = weight.defined() ? weight.contiguous() : weight, b = bias.defined() ? bias.contiguous() : bias;
   Tensor out = empty(input.sizes());
-  const float* px = x.data<float>();
-  float* py = out.data<float>();
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t p = 0; p < plane; ++p) {
       const int64_t base = n * channels * plane + p;
-      double sum = 0, sq = 0;
-      for (int64_t c = 0; c < channels; ++c) sum += px[base + c * plane];
-      const double mean = sum / static_cast<double>(channels);
-      for (int64_t c = 0; c < channels; ++c) sq += (px[base + c * plane] - mean) * (px[base + c * plane] - mean);
-      const double inv_std = 1.0 / std::sqrt(sq / static_cast<double>(channels) + eps);
-      for (int64_t c = 0; c < channels; ++c)
-        py[base + c * plane] = static_cast<float>((px[base + c * plane] - mean) * inv_std *
-                                                      (w.defined() ? w.data<float>()[c] : 1.f) +
-                                                  (b.defined() ? b.data<float>()[c] : 0.f));
+      normalize(x.data<float>() + base, out.data<float>() + base, channels, plane, eps, w, b);
     }
   return out;
 }

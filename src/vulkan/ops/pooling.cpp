@@ -1,6 +1,6 @@
 // Vulkan pooling and resizing (shaders pool2d.glsl, pool2d_tile.glsl, adaptive_{avg,max}_pool2d.glsl,
 // upsample_nearest2d.glsl), sharing the checked geometry of ops/pool_params.h. max_pool2d and
-// avg_pool2d and adaptive_avg_pool2d run one of the named PoolMethods (kernel_options.h).
+// avg_pool2d and the adaptive pools run one of the named PoolMethods (kernel_options.h).
 #include "ops/pool_params.h"
 #include "ops/registry.h"
 #include "vulkan/ops/kernel_options.h"
