@@ -12,7 +12,7 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev libgmock-dev
   python3-dev pybind11-dev
-  libstb-dev
+  libstb-dev nlohmann-json3-dev
 )
 if [[ "$mode" == test ]]; then
   # libtorch-dev: the stand-in Vulkan classes that let torch write a Vulkan model (tests/models/pytorch_vulkan)
@@ -30,7 +30,7 @@ if [[ "$mode" == arm64 ]]; then
     echo "adding the arm64 architecture to dpkg"
     if [[ $(id -u) -ne 0 ]]; then sudo dpkg --add-architecture arm64; else dpkg --add-architecture arm64; fi
   fi
-  packages=(build-essential cmake glslc libvulkan-volk-dev libstb-dev python3 python3-numpy python3-torch
+  packages=(build-essential cmake glslc libvulkan-volk-dev libstb-dev nlohmann-json3-dev python3 python3-numpy python3-torch
             g++-aarch64-linux-gnu qemu-user-static
             libvulkan-dev:arm64 mesa-vulkan-drivers:arm64 vulkan-validationlayers:arm64 zlib1g-dev:arm64
             libgtest-dev:arm64 libgmock-dev:arm64)

@@ -47,6 +47,11 @@ class Module {
   void set_extra_file(const std::string& name, std::string contents);
   // True for modules made by optimize_for_mobile(backend=Vulkan), or loaded from such a file.
   bool optimized_for_vulkan() const;
+  // A torch.export program (.pt2): load() reads those too. Its forward checks its inputs as
+  // torch's guards do (rank, static sizes, dynamic ones within the exported ranges).
+  bool is_exported_program() const;
+  // Inputs the file holds for forward (a .pt2's sample inputs); empty when it holds none.
+  const std::vector<IValue>& example_inputs() const;
 
   // Kernel tuning for this module's Vulkan layers (tvk/vulkan_info.h: Off, Cached, On); by
   // default TVK_TUNE's, else Cached. It applies to plans recorded after the call: set it before
@@ -68,7 +73,8 @@ class Module {
   std::shared_ptr<ModuleState> state_;
 };
 
-// Loads a TorchScript archive written by torch.jit.save (any PyTorch from 1.x to 2.x). With
+// Loads a TorchScript archive written by torch.jit.save (any PyTorch from 1.x to 2.x), or a
+// torch.export program written by torch.export.save (torch 2.1 and later). With
 // Device::Vulkan, parameters and buffers are moved to the GPU once, here.
 // Throws tvk::Error naming the file and the place (record, offset, line) on bad input.
 Module load(const std::string& path, Device device = Device::CPU);

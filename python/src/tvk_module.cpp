@@ -468,6 +468,13 @@ PYBIND11_MODULE(_tvk, m) {
       .def_property_readonly("device", [](const tvk::jit::Module& self) { return tvk::to_string(self.device()); })
       .def_property_readonly("type_name", &tvk::jit::Module::type_name)
       .def_property_readonly("optimized_for_vulkan", &tvk::jit::Module::optimized_for_vulkan)
+      .def_property_readonly("is_exported_program", &tvk::jit::Module::is_exported_program)
+      .def_property_readonly("example_inputs",
+                             [](const tvk::jit::Module& self) {
+                               py::list out;
+                               for (const IValue& v : self.example_inputs()) out.append(from_ivalue(v));
+                               return out;
+                             })
       .def("named_parameters", [](const tvk::jit::Module& self) { return self.named_parameters(); })
       .def("set_tuning", [](tvk::jit::Module& self, const std::string& mode) { self.set_tuning(tvk::parse_tuning(mode)); },
            py::arg("mode"))

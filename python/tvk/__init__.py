@@ -117,6 +117,6 @@ def __getattr__(name):
     raise AttributeError("module 'tvk' has no attribute %r (nor an op aten::%s)" % (name, name))
 
 
-from . import _ops, jit, utils  # noqa: E402,F401
+from . import _ops, export, jit, utils  # noqa: E402,F401
 
 _ops.install(Tensor)  # operators, indexing and every registry op as a method

@@ -3,6 +3,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import export as export
 from . import jit as jit
 from . import utils as utils
 

@@ -135,6 +135,17 @@ class Module:
     def optimized_for_vulkan(self):
         return self._native.optimized_for_vulkan
 
+    @property
+    def is_exported_program(self):
+        """True for a torch.export program (.pt2) that ``load`` read."""
+        return self._native.is_exported_program
+
+    @property
+    def example_inputs(self):
+        """The inputs for forward the file holds (a .pt2's sample inputs), as a tuple; empty
+        when it holds none. ``module(*module.example_inputs)`` runs it on them."""
+        return tuple(_convert_outputs(_to_python(v), "tvk") for v in self._native.example_inputs)
+
     def named_parameters(self):
         return self._native.named_parameters()
 
@@ -204,8 +215,8 @@ def _device_of(map_location, device):
 
 def load(f, map_location=None, _extra_files=None, device="cpu", tuning=None, timeout=None, max_memory=None,
          max_steps=None):
-    """Loads a ``torch.jit.save`` archive from a path, bytes or a binary file object, as
-    ``torch.jit.load`` does: ``map_location`` ("cpu", "vulkan" or a torch.device) or ``device``
+    """Loads a ``torch.jit.save`` archive (or a ``torch.export.save`` program, .pt2) from a path,
+    bytes or a binary file object, as ``torch.jit.load`` does: ``map_location`` ("cpu", "vulkan" or a torch.device) or ``device``
     says where the parameters go, and ``_extra_files`` (a dict of names) is filled with the
     archive's extra files. With "vulkan", parameters move to the GPU once, here. ``tuning`` ("off", "cached",
     "on"; None: ``TVK_TUNE``'s, else "cached") is the module's kernel tuning: see

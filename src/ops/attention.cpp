@@ -195,7 +195,67 @@ Tensor to_padded_tensor(const Tensor& self, double padding, std::optional<IntLis
 
 }  // namespace
 
+namespace {
+// F.scaled_dot_product_attention: softmax(q k^T * scale + mask) v over the last two dimensions,
+// batch dimensions broadcast. A bool mask keeps positions where it is true (the opposite of a key
+// padding mask); a float mask is added; is_causal hides keys after each query (tril of ones
+// [L, S]). enable_gqa lets key and value have fewer heads than the query, each serving a group of
+// query heads. Dropout is a training-time op: tvk runs inference and refuses dropout_p > 0.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const std::optional<Tensor>& attn_mask, double dropout_p, bool is_causal,
+                                    std::optional<double> scale, bool enable_gqa) {
+  const char* op = "aten::scaled_dot_product_attention";
+  TVK_CHECK(query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2, op, ": query, key and value need 2 or more dimensions, got ",
+            query.shape_string(), ", ", key.shape_string(), ", ", value.shape_string());
+  TVK_CHECK(query.size(-1) == key.size(-1) && key.size(-2) == value.size(-2), op, ": query ", query.shape_string(), ", key ",
+            key.shape_string(), " and value ", value.shape_string(), " do not agree (query and key share the last size, key and value the one before)");
+  TVK_CHECK(dropout_p == 0.0, op, ": dropout_p ", dropout_p, " (dropout is for training; tvk runs inference)");
+  TVK_CHECK(!(is_causal && attn_mask && attn_mask->defined()), op, ": is_causal and an attn_mask together");
+  const int64_t l = query.size(-2), s = key.size(-2);
+  Tensor k = key, v = value;
+  if (enable_gqa && query.dim() >= 3 && key.dim() >= 3 && key.size(-3) != query.size(-3)) {
+    const int64_t hq = query.size(-3), hk = key.size(-3);
+    TVK_CHECK(hk > 0 && hq % hk == 0 && value.size(-3) == hk, op, ": ", hq, " query heads do not share ", hk,
+              " key and value heads evenly");
+    auto repeat = [&](const Tensor& t) {  // [..., Hk, S, D] -> [..., Hk * r, S, D], each head r times
+      IntList sizes = t.sizes();
+      IntList expanded = sizes;
+      expanded.insert(expanded.end() - 2, hq / hk);
+      IntList grouped = sizes;
+      grouped.insert(grouped.end() - 2, 1);
+      IntList out = sizes;
+      out[out.size() - 3] = hq;
+      return reshape(expand(reshape(t, grouped), expanded).contiguous(), out);
+    };
+    k = repeat(k);
+    v = repeat(v);
+  }
+  const double factor = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
+  Tensor scores = matmul(mul(query, factor), transpose(k, -2, -1).contiguous());  // [..., L, S]
+  if (is_causal) {
+    Tensor hide = empty({l, s}, DType::Bool);
+    for (int64_t i = 0; i < l; ++i)
+      for (int64_t j = 0; j < s; ++j) hide.data<bool>()[i * s + j] = j > i;
+    scores = call("aten::masked_fill.Scalar", {scores, hide.to(scores.device()), IValue(-std::numeric_limits<double>::infinity())})
+                 .toTensor();
+  } else if (attn_mask && attn_mask->defined()) {
+    const Tensor& m = *attn_mask;
+    if (m.dtype() == DType::Bool) {
+      const Tensor hide = call("aten::logical_not", {m.to(scores.device())}).toTensor();
+      scores = call("aten::masked_fill.Scalar", {scores, hide, IValue(-std::numeric_limits<double>::infinity())}).toTensor();
+    } else {
+      scores = add(scores, m.to(scores.device()));
+    }
+  }
+  return matmul(softmax(scores, -1), v);
+}
+}  // namespace
+
 // One kernel for both devices: it only calls registered ops, which dispatch on their inputs.
+TVK_REGISTER_OP_ANY_DEVICE(
+    "aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+    "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor",
+    scaled_dot_product_attention);
 TVK_REGISTER_OP_ANY_DEVICE(
     "aten::_native_multi_head_attention(Tensor query, Tensor key, Tensor value, int embed_dim, int num_head, "
     "Tensor qkv_weight, Tensor qkv_bias, Tensor proj_weight, Tensor proj_bias, Tensor? mask=None, "

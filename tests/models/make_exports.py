@@ -97,10 +97,24 @@ def cases(big):
     yield ("dynamic_batch", randomize_norms(CnnBn()).eval(), (torch.randn(3, 3, 32, 32),), ({0: batch},),
            [(torch.randn(5, 3, 32, 32),)])
     yield "nested_outputs", Nested().eval(), (torch.randn(4, 8), torch.randn(3)), None, []
+    # Batch and sequence length both dynamic: reshapes take sizes computed at run time (sym_size
+    # and arithmetic on it in the graph).
+    b, n = torch.export.Dim("b", min=1, max=8), torch.export.Dim("n", min=2, max=64)
+    mask = torch.rand(2, 1, 9, 9) > 0.3
+    mask[..., 0] = True
+    mask5 = torch.rand(3, 1, 5, 5) > 0.3
+    mask5[..., 0] = True
+    yield ("dynamic_seq", Attention().eval(), (torch.randn(2, 9, 32), mask), ({0: b, 1: n}, {0: b, 2: n, 3: n}),
+           [(torch.randn(3, 5, 32), mask5)])
     yield ("mobilenet_v2_small", randomize_norms(torchvision.models.mobilenet_v2(width_mult=0.25, num_classes=10)).eval(),
            (torch.randn(1, 3, 64, 64),), None, [])
     if big:
         yield "mobilenet_v2", randomize_norms(torchvision.models.mobilenet_v2()).eval(), (torch.randn(1, 3, 224, 224),), None, []
+
+
+# Programs lowered to core ATen (ExportedProgram.run_decompositions()), the IR ExecuTorch and
+# other backends take: convolution, _native_batch_norm_legit_no_training, addmm, views.
+CORE = {"cnn_bn_core": "cnn_bn", "mlp_core": "mlp_ln_gelu", "attention_core": "attention"}
 
 
 def flat(out):
@@ -131,11 +145,15 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     only = set(args.only.split(",")) if args.only else None
     info = {"torch": torch.__version__, "cases": {}}
-    for name, model, inputs, dynamic, more in cases(args.big):
+    all_cases = list(cases(args.big))
+    all_cases += [(core, m, i, d, more) for core, src in CORE.items() for name, m, i, d, more in all_cases if name == src]
+    for name, model, inputs, dynamic, more in all_cases:
         if only and name not in only:
             continue
         with torch.no_grad():
             ep = torch.export.export(model, inputs, dynamic_shapes=dynamic)
+            if name in CORE:
+                ep = ep.run_decompositions()
             path = os.path.join(args.out, name + ".pt2")
             torch.export.save(ep, path)
             sets = [inputs] + more

@@ -524,3 +524,31 @@ def test_optimize_takes_example_inputs_for_their_dtypes():
     # Without them the mask is taken as float32, and the model's own dtype check raises.
     with pytest.raises(tvk.Error, match="key_padding_mask"):
         optimize_for_mobile(module, backend="vulkan")(x, mask)
+
+
+EXPORTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "torch2", "export")
+
+
+@needs_vulkan
+def test_export_programs_load_run_check_their_inputs_and_optimize(tmp_path):
+    """A torch.export program (.pt2, written by torch 2.11) through the Python workflow: load,
+    run on its sample inputs and on new ones, optimize for Vulkan and save as TorchScript."""
+    path = os.path.join(EXPORTS, "dynamic_batch.pt2")
+    program = tvk.export.load(path, device="vulkan")
+    assert program.is_exported_program
+    (x,) = program.example_inputs
+    assert rel_diff(program(np.load(os.path.join(EXPORTS, "dynamic_batch_input0.npy"))),
+                    np.load(os.path.join(EXPORTS, "dynamic_batch_expected0.npy"))) < 1e-5
+    x5 = torch.from_numpy(np.load(os.path.join(EXPORTS, "dynamic_batch_1_input0.npy")))
+    assert rel_diff(program(x5), np.load(os.path.join(EXPORTS, "dynamic_batch_1_expected0.npy"))) < 1e-5
+    assert tuple(program(x).shape) == (3, 10)
+    with pytest.raises(tvk.Error, match=r"size 17 in dimension 0, outside the range \[1, 16\]"):
+        program(torch.zeros(17, 3, 32, 32))
+    opt = optimize_for_mobile(tvk.jit.load(path), backend="vulkan")
+    opt.save(tmp_path / "opt.pt")
+    assert rel_diff(tvk.jit.load(tmp_path / "opt.pt")(x5), np.load(os.path.join(EXPORTS, "dynamic_batch_1_expected0.npy"))) < 1e-5
+    nested = tvk.export.load(os.path.join(EXPORTS, "nested_outputs.pt2"))
+    out = nested(*nested.example_inputs)
+    assert list(out) == ["logits", "aux"] and isinstance(out["aux"][1], list)
+    with pytest.raises(tvk.Error, match="not a torch.export program"):
+        tvk.export.load(tmp_path / "opt.pt")

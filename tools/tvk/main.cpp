@@ -6,6 +6,7 @@
 #include <cstring>
 #include <unistd.h>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "io/npy.h"
 #include "jit/runtime/op_references.h"
 #include "jit/serialization/import.h"
+#include "jit/serialization/exported_program.h"
 #include "ops/registry.h"
 #include "tvk/tvk.h"
 #include "tvk/vulkan_info.h"
@@ -122,6 +124,7 @@ int cmd_run(int argc, char** argv) {
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{device, std::nullopt, args.limits()});
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  if (inputs.empty()) inputs = module.example_inputs();  // a .pt2's sample inputs, when it has them
   pass_as_list_if_asked(args, inputs);
   tvk::IValue result = module.run_method(args.get("--method", "forward"), std::move(inputs));
   std::vector<tvk::Tensor> outputs;
@@ -173,6 +176,17 @@ tvk::IntList parse_shape(const std::string& text) {
 // What the file is before what it calls: format version, lite bytecode, extra files, and the
 // prepacked or quantized parts of its module graph.
 void print_archive_summary(const tvk::jit::ZipReader& zip, const tvk::jit::ModuleState& module) {
+  if (const auto& ep = module.exported) {
+    std::printf("torch.export program (%s; schema %s; exported by torch %s); sample inputs: %zu\n", ep->format.c_str(),
+                ep->schema_version.empty() ? "?" : ep->schema_version.c_str(),
+                ep->torch_version.empty() ? "(not recorded)" : ep->torch_version.c_str(), module.example_inputs.size());
+    for (const auto& [symbol, range] : ep->ranges) {
+      const bool open = range.max == std::numeric_limits<int64_t>::max();
+      std::printf("dynamic size %s: %lld to %s\n", symbol.c_str(), static_cast<long long>(range.min),
+                  open ? "any" : std::to_string(range.max).c_str());
+    }
+    return;
+  }
   const tvk::jit::ArchiveSummary s = tvk::jit::summarize_archive(zip, module);
   std::printf("archive format version %lld (written by PyTorch, which records no producer version in it); "
               "TorchScript code: %s; lite-interpreter bytecode (.ptl): %s\n",
@@ -200,6 +214,7 @@ int cmd_check(int argc, char** argv) {
   tvk::jit::Module& module = *loaded;
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  if (inputs.empty() && !args.flags.count("--input-shape")) inputs = module.example_inputs();
   if (inputs.empty()) inputs.emplace_back(tvk::rand(parse_shape(args.get("--input-shape", "1,3,224,224")), 0));
   pass_as_list_if_asked(args, inputs);
   std::map<std::string, int64_t> counts;
@@ -316,10 +331,13 @@ double percentile(const std::vector<double>& sorted, double q) {
   return sorted[i];
 }
 
-// --input x.npy ..., else one random tensor of --input-shape (default 1,3,224,224).
-std::vector<tvk::IValue> timing_inputs(const Args& args) {
+// --input x.npy ..., else the file's own sample inputs (a .pt2's), else one random tensor of
+// --input-shape (default 1,3,224,224).
+std::vector<tvk::IValue> timing_inputs(const Args& args, const tvk::jit::Module& module) {
   std::vector<tvk::IValue> inputs;
   for (const std::string& path : args.all("--input")) inputs.emplace_back(tvk::io::read_npy(path));
+  const bool shape_given = args.flags.count("--input-shape") || args.flags.count("--shape");
+  if (inputs.empty() && !shape_given && !module.example_inputs().empty()) return module.example_inputs();
   if (inputs.empty()) {
     const std::string text = args.flags.count("--input-shape") ? args.get("--input-shape", "") : args.get("--shape", "1,3,224,224");
     inputs.emplace_back(tvk::rand(parse_shape(text), 0));
@@ -344,7 +362,7 @@ int cmd_tune(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{tvk::Device::Vulkan, std::nullopt, args.limits()});
   module.set_tuning(tvk::Tuning::On);
-  std::vector<tvk::IValue> inputs = timing_inputs(args);
+  std::vector<tvk::IValue> inputs = timing_inputs(args, module);
   std::map<std::string, std::string> known;
   for (const tvk::TunedLayer& l : tvk::vulkan_tuned_layers()) known[l.layer] = l.method;
   const auto t1 = std::chrono::steady_clock::now();
@@ -399,7 +417,7 @@ int cmd_bench(int argc, char** argv) {
   tvk::jit::Module module = tvk::jit::load(args.model(), tvk::jit::LoadOptions{device, std::nullopt, args.limits()});
   const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (const std::optional<tvk::Tuning> tuning = tuning_asked(args)) module.set_tuning(*tuning);
-  std::vector<tvk::IValue> inputs = timing_inputs(args);
+  std::vector<tvk::IValue> inputs = timing_inputs(args, module);
   const bool vulkan = device == tvk::Device::Vulkan;
   // --verify: every timed run must give the first timed run's outputs bit for bit (a race on
   // the device, a missing barrier say, shows up as a difference).

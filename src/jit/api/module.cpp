@@ -9,6 +9,7 @@
 #include "jit/runtime/graph_executor.h"
 #include "jit/serialization/export.h"
 #include "jit/serialization/import.h"
+#include "jit/serialization/exported_program.h"
 
 namespace tvk::jit {
 
@@ -188,6 +189,7 @@ IValue Module::run_method(const std::string& method, std::vector<IValue> inputs,
 }
 
 IValue Module::run_method_in_run(const std::string& method, std::vector<IValue> inputs) {
+  if (state_->exported && method == "forward") state_->exported->check(inputs, state_->path);
   std::shared_ptr<void> tuning_scope;
   if (state_->tuning)
     if (DeviceBackend* backend = device_backend(Device::Vulkan)) tuning_scope = backend->tuning_scope(*state_->tuning);
@@ -281,4 +283,9 @@ std::string Module::type_name() const { return state_->root->type_name; }
 Device Module::device() const { return state_->device; }
 const std::shared_ptr<Object>& Module::object() const { return state_->root; }
 
+}  // namespace tvk::jit
+
+namespace tvk::jit {
+const std::vector<IValue>& Module::example_inputs() const { return state_->example_inputs; }
+bool Module::is_exported_program() const { return state_->exported != nullptr; }
 }  // namespace tvk::jit

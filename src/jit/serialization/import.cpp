@@ -7,6 +7,7 @@
 #include "core/run_scope.h"
 #include "core/storage.h"
 #include "jit/frontend/parser.h"
+#include "jit/serialization/exported_program.h"
 #include "jit/runtime/bytecode.h"
 #include "ops/custom_class.h"
 #include "ops/registry.h"
@@ -42,9 +43,8 @@ void refuse_other_formats(const ZipReader& zip, const std::string& path) {
   const auto has_prefix = [&](const char* prefix) {
     return std::any_of(records.begin(), records.end(), [&](const std::string& r) { return r.rfind(prefix, 0) == 0; });
   };
-  if (zip.has("archive_format") || (has_prefix("models/") && !zip.has("data.pkl")))
-    throw UnsupportedError(detail::concat(path, ": a torch.export program (.pt2), which tvk does not read yet: save "
-                                                "the model with torch.jit.save(torch.jit.script(model), path)"));
+  if (has_prefix("models/") && !zip.has("data.pkl"))
+    throw Error(detail::concat(path, ": a torch.export program (models/) without its archive_format record"));
   if (zip.has("data.pkl") && !has_prefix("code/") && !zip.has("constants.pkl") && !zip.has("bytecode.pkl"))
     throw UnsupportedError(detail::concat(path, ": a torch.save file (a pickled state_dict, tensor or nn.Module), not "
                                                 "TorchScript: save the model with "
@@ -170,6 +170,7 @@ std::shared_ptr<ModuleState> import_archive(const ZipReader& zip, const std::str
 namespace {
 std::shared_ptr<ModuleState> import_in_run(const ZipReader& zip, const std::string& path, Device device,
                                            const Limits& limits, std::shared_ptr<MemoryBudget> memory) {
+  if (is_exported_program(zip)) return import_exported_program(zip, path, device, limits, std::move(memory));
   refuse_other_formats(zip, path);
   const int64_t format_version = read_version(zip);
   if (!zip.has("data.pkl") && zip.has("model.json"))

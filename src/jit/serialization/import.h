@@ -20,6 +20,7 @@ namespace tvk::jit {
 
 class GraphExecutor;
 class BytecodeUnit;
+struct ExportedSignature;
 
 struct ModuleState {
   std::string path;
@@ -46,6 +47,11 @@ struct ModuleState {
   std::map<std::string, std::shared_ptr<GraphExecutor>> graphs;
   std::map<std::string, std::string> graph_failures;
   std::mutex graphs_mutex;
+  // A torch.export program (.pt2): the inputs it accepts (checked before each forward), the
+  // TorchScript source its graph became, and the sample inputs the archive holds.
+  std::shared_ptr<const ExportedSignature> exported;
+  std::string exported_source;
+  std::vector<IValue> example_inputs;
   // Module::set_tuning's mode for this module's Vulkan kernels; unset: TVK_TUNE's (cached).
   std::optional<Tuning> tuning;
 };

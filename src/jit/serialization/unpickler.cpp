@@ -24,6 +24,7 @@ constexpr int64_t kMaxTensorElements = int64_t{1} << 34;
 // the storage class must travel inside the persistent-id tuple like any other value.
 enum class GlobalKind {
   RebuildTensorV2,
+  RebuildParameter,  // torch.save of an nn.Parameter: its tensor (requires_grad and hooks dropped)
   OrderedDict,
   BuildIntList,
   BuildDoubleList,
@@ -466,6 +467,8 @@ void Unpickler::op_global() {
   GlobalKind kind;
   if (module == "torch._utils" && name == "_rebuild_tensor_v2") {
     kind = GlobalKind::RebuildTensorV2;
+  } else if (module == "torch._utils" && name == "_rebuild_parameter") {
+    kind = GlobalKind::RebuildParameter;
   } else if (module == "collections" && name == "OrderedDict") {
     kind = GlobalKind::OrderedDict;
   } else if (module == "torch.jit._pickle" && name == "build_intlist") {
@@ -514,6 +517,11 @@ void Unpickler::op_reduce() {
   };
   switch (g->kind) {
     case GlobalKind::RebuildTensorV2: push(IValue(rebuild_tensor(a))); return;
+    case GlobalKind::RebuildParameter:
+      want_args(3);
+      if (!a[0].isTensor()) fail("_rebuild_parameter: the first argument is not a tensor");
+      push(a[0]);
+      return;
     case GlobalKind::OrderedDict: want_args(0); push(make_dict()); return;
     case GlobalKind::BuildIntList:
     case GlobalKind::BuildDoubleList:

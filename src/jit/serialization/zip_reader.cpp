@@ -215,12 +215,12 @@ void ZipReader::parse() {
            detail::concat("overlaps the record whose data runs from offset ", spans[i - 1].first, " to ",
                           spans[i - 1].second, " (overlapping records are not a valid archive)"));
 
-  // torch.jit.save puts everything under one folder; the first entry names it.
+  // torch.jit.save and torch.export.save put everything under one folder; the first entry names
+  // it. The layout torch.export.save wrote before the PT2 archive (torch 2.1-2.5) has none.
   const std::string& first = entries_.front().name;
   const size_t slash = first.find('/');
-  if (slash == std::string::npos || slash == 0)
-    fail(detail::concat("record '", first, "'"), cd_offset, "the first record is not inside a top folder");
-  prefix_ = first.substr(0, slash + 1);
+  if (slash == 0) fail(detail::concat("record '", first, "'"), cd_offset, "the first record's name starts with '/'");
+  prefix_ = slash == std::string::npos ? std::string() : first.substr(0, slash + 1);
 }
 
 const ZipReader::Entry* ZipReader::find(const std::string& record) const {

@@ -271,4 +271,37 @@ public class ModuleTest {
       pool.shutdown();
     }
   }
+
+  /** A float32 .npy array's shape and values (the fixtures torch 2.11 wrote: version 1, C order). */
+  private static Tensor readNpy(String path) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(Paths.get(path))).order(ByteOrder.LITTLE_ENDIAN);
+    int headerLength = b.getShort(8) & 0xffff;
+    String header = new String(b.array(), 10, headerLength, java.nio.charset.StandardCharsets.US_ASCII);
+    assertTrue(header, header.contains("'descr': '<f4'") && header.contains("'fortran_order': False"));
+    String dims = header.substring(header.indexOf("'shape': (") + 10, header.indexOf(")", header.indexOf("'shape': (")));
+    List<Long> shape = new ArrayList<>();
+    for (String d : dims.split(",")) if (!d.trim().isEmpty()) shape.add(Long.parseLong(d.trim()));
+    b.position(10 + headerLength);
+    float[] values = new float[b.remaining() / 4];
+    b.asFloatBuffer().get(values);
+    long[] sizes = new long[shape.size()];
+    for (int i = 0; i < sizes.length; ++i) sizes[i] = shape.get(i);
+    return Tensor.fromBlob(values, sizes);
+  }
+
+  /** A torch.export program (.pt2) loads as TorchScript files do and gives torch's outputs. */
+  @Test
+  public void exportedProgramRunsOnEachDevice() throws IOException {
+    String exports = System.getProperty("tvk.export.dir");
+    if (exports == null) throw new IllegalStateException("set -Dtvk.export.dir to tests/models/torch2/export");
+    Tensor x = readNpy(Paths.get(exports, "cnn_bn_input0.npy").toString());
+    float[] expected = readNpy(Paths.get(exports, "cnn_bn_expected0.npy").toString()).getDataAsFloatArray();
+    for (Device device : Device.values()) {
+      try (Module module = Module.load(Paths.get(exports, "cnn_bn.pt2").toString(), device)) {
+        float[] out = module.forward(IValue.from(x)).toTensor().getDataAsFloatArray();
+        double rel = maxRelativeDifference(out, expected);
+        assertTrue(device + ": relative difference " + rel, rel <= 1e-5);
+      }
+    }
+  }
 }
