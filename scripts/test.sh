@@ -41,15 +41,21 @@ configure_and_build() {  # dir, cmake args... (TARGETS: what to build; default a
 
 if [[ "${1:-}" == --sanitize ]]; then
   echo "== sanitizer build (ASan + LSan + UBSan)"
-  configure_and_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
-    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DTVK_SANITIZE=ON -DTVK_BUILD_PYTHON=OFF -DTVK_BUILD_JAVA=OFF
+  # -O1, as the sanitizers' own docs advise: about a sixth less compile time than -O2 here, and the
+  # host code under test is no bottleneck of these runs.
+  configure_and_build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DTVK_SANITIZE=ON -DTVK_BUILD_PYTHON=OFF -DTVK_BUILD_JAVA=OFF
   cd build-asan
   # Libraries stay loaded until the leak report (tests/sanitize/keep_libraries_loaded.c). It is
   # preloaded alone (the Python that tests start is not built with the sanitizers), so ASan is
   # told not to insist on coming first.
   cc -shared -fPIC -O2 -o keep_libraries_loaded.so "$root/tests/sanitize/keep_libraries_loaded.c"
   export LD_PRELOAD="$PWD/keep_libraries_loaded.so"
-  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:verify_asan_link_order=0
+  # A 32 MiB quarantine (default 256): freed memory is still poisoned long enough to catch a use
+  # after free, and loops that free and allocate large buffers (lavapipe's device memory is host
+  # memory) stop spending their time in the kernel recycling it: 39 s -> 5 s for
+  # CommandStream.FinishedBatchesAreRetiredWithoutReadingBack.
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:verify_asan_link_order=0:quarantine_size_mb=32
   export LSAN_OPTIONS=suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export TVK_CACHE_DIR="$root/build-asan/cache"
@@ -92,6 +98,9 @@ if [[ "${TVK_TEST_VARIANTS:-1}" != 0 ]]; then
     read -r -a flags <<<"${variant#*:}"
     echo "== build variant $name (${flags[*]})"
     mkdir -p "build-variants"
+    # At -O1: these builds check that the switches compile and the unit tests pass, not speed;
+    # -O1 compiles a quarter faster than the default build's -O3.
+    flags+=(-DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG")
     if [[ "$name" == vulkan-off ]]; then
       TARGETS=unit_tests configure_and_build "build-variants/$name" "${flags[@]}"
       # No Vulkan in the library: the Vulkan tests skip and the NoDriver tests check the clear errors.

@@ -27,7 +27,10 @@ if [[ "${1:-}" == --portability ]]; then
   cover=1
   [[ "${3:-}" == --all ]] && cover=0
   start=$(date +%s)
+  # At -O1: the replay's time is the driver's shader compiler under qemu, not tvk's host code,
+  # and -O1 cross-compiles a sixth faster than -O3.
   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
     -DTVK_BUILD_PYTHON=OFF -DTVK_BUILD_JAVA=OFF >/tmp/tvk-arm64-configure.log 2>&1 || { cat /tmp/tvk-arm64-configure.log; exit 1; }
   cmake --build build-arm64 --target op_tests -j"$jobs"
   cases=$PWD/build-arm64/portability/op_cases
