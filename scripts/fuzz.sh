@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of untrusted input with libFuzzer under ASan + UBSan (issue 14):
 # the zip reader, the unpickler, the TorchScript parser, the .npy reader, a whole load +
-# forward on the CPU and on Vulkan, and generated programs (the input's bytes choose each program's
+# forward on the CPU and on Vulkan, a torch.export program's JSON (in a .pt2 archive), and generated programs (the input's bytes choose each program's
 # structure) run under tight limits. Usage: scripts/fuzz.sh [SECONDS per target, default 60]
 # [TARGET ...]. Findings land in build-fuzz/findings/; a summary table (exec counts) is printed.
 set -euo pipefail
@@ -10,7 +10,7 @@ root=$PWD
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(zip unpickle parser npy load load_vulkan program)
+((${#targets[@]})) || targets=(zip unpickle parser npy load load_vulkan program export)
 
 missing=()
 for p in clang-15 libfuzzer-15-dev; do

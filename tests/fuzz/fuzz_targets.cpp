@@ -13,6 +13,7 @@
 #include "jit/serialization/import.h"
 #include "jit/serialization/unpickler.h"
 #include "jit/serialization/zip_reader.h"
+#include "jit/serialization/zip_writer.h"
 #include "support/program_generator.h"
 #include "tvk/error.h"
 #include "tvk/module.h"
@@ -51,6 +52,25 @@ void run_program(const uint8_t* data, size_t size) {
   module.forward({});
 }
 
+// A torch.export program's JSON (models/model.json) in cnn_bn.pt2's archive, with its weights:
+// loaded, translated and run on the archive's sample input.
+void load_exported_program(const uint8_t* data, size_t size) {
+  static const ZipReader base = ZipReader::open(TVK_SOURCE_DIR "/tests/models/torch2/export/cnn_bn.pt2");
+  ZipWriter out = ZipWriter::in_memory("fuzz");
+  for (const std::string& record : base.records()) {
+    if (record == "models/model.json") out.add(record, data, size);
+    else out.add(record, base.read(record));
+  }
+  out.finish();
+  ZipReader zip = ZipReader::from_bytes(out.bytes(), "fuzz.pt2");
+  Limits limits;
+  limits.max_steps = 200000;
+  limits.max_memory = 256 << 20;
+  limits.timeout_s = 10;
+  jit::Module module(import_archive(zip, "fuzz.pt2", Device::CPU, limits));
+  module.forward(module.example_inputs());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -68,6 +88,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     load_and_run(data, size);
 #elif defined(TVK_FUZZ_PROGRAM)
     run_program(data, size);
+#elif defined(TVK_FUZZ_EXPORT)
+    load_exported_program(data, size);
 #else
 #error "define one TVK_FUZZ_* target"
 #endif

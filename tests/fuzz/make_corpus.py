@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Seed corpora for the fuzz targets, from real torch-saved files (Debian's torch 1.13): small
 scripted and traced models (convolutions, control flow, lists, NamedTuples), the records inside
-them (data.pkl, constants.pkl, bytecode.pkl, code), lite files with bytecode only, and .npy
-files. Usage: make_corpus.py OUT_DIR"""
+them (data.pkl, constants.pkl, bytecode.pkl, code), lite files with bytecode only, .npy files,
+and torch 2.11's torch.export fixtures (tests/models/torch2/export) with their programs' JSON. Usage: make_corpus.py OUT_DIR"""
 import io
 import os
 import sys
@@ -47,7 +47,7 @@ class Named(torch.nn.Module):
 
 def main():
     out = sys.argv[1]
-    dirs = {t: os.path.join(out, t) for t in ("zip", "unpickle", "parser", "npy", "load", "load_vulkan")}
+    dirs = {t: os.path.join(out, t) for t in ("zip", "unpickle", "parser", "npy", "load", "load_vulkan", "export")}
     for d in dirs.values():
         os.makedirs(d, exist_ok=True)
     torch.manual_seed(0)
@@ -99,6 +99,19 @@ def main():
         buf = io.BytesIO()
         np.save(buf, a)
         open(os.path.join(dirs["npy"], "seed%d.npy" % i), "wb").write(buf.getvalue())
+    # torch.export programs (torch 2.11's fixtures): whole archives for the loaders, and each
+    # program's JSON for the export target, which puts it into cnn_bn.pt2's archive.
+    exports = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "torch2", "export")
+    for name in sorted(os.listdir(exports)):
+        if not name.endswith(".pt2"):
+            continue
+        data = open(os.path.join(exports, name), "rb").read()
+        for target in ("zip", "load", "load_vulkan"):
+            open(os.path.join(dirs[target], name), "wb").write(data)
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            for record in z.namelist():
+                if record.endswith("models/model.json") or record.endswith("serialized_exported_program.json"):
+                    open(os.path.join(dirs["export"], name + ".json"), "wb").write(z.read(record))
     print("corpora in", out, {t: len(os.listdir(d)) for t, d in dirs.items()})
 
 
