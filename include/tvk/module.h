@@ -50,6 +50,14 @@ class Module {
   // A torch.export program (.pt2): load() reads those too. Its forward checks its inputs as
   // torch's guards do (rank, static sizes, dynamic ones within the exported ranges).
   bool is_exported_program() const;
+  // TorchScript source, as torch's ScriptModule.code gives it: a loaded module's `method` as its
+  // archive wrote it (a .pt2's as tvk translated its graph), an optimized module's as save()
+  // would write it. Throws tvk::Error when the module has no such method or holds only bytecode.
+  std::string code(const std::string& method = "forward") const;
+  // The method's frozen graph, printed, as ScriptModule.graph: an optimized module's, or a loaded
+  // one's once a call has frozen it (the first run); nullopt before that, or for a method that
+  // runs interpreted.
+  std::optional<std::string> graph(const std::string& method = "forward") const;
   // Inputs the file holds for forward (a .pt2's sample inputs); empty when it holds none.
   const std::vector<IValue>& example_inputs() const;
 

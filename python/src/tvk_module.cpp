@@ -469,6 +469,8 @@ PYBIND11_MODULE(_tvk, m) {
       .def_property_readonly("type_name", &tvk::jit::Module::type_name)
       .def_property_readonly("optimized_for_vulkan", &tvk::jit::Module::optimized_for_vulkan)
       .def_property_readonly("is_exported_program", &tvk::jit::Module::is_exported_program)
+      .def("code", &tvk::jit::Module::code, py::arg("method") = "forward")
+      .def("graph", &tvk::jit::Module::graph, py::arg("method") = "forward")
       .def_property_readonly("example_inputs",
                              [](const tvk::jit::Module& self) {
                                py::list out;

@@ -136,6 +136,18 @@ class Module:
         return self._native.optimized_for_vulkan
 
     @property
+    def code(self):
+        """forward's TorchScript source, as torch's ``ScriptModule.code``: as the archive wrote it
+        (a .pt2's as tvk translated its graph), or for an optimized module as ``save`` writes it."""
+        return self._native.code("forward")
+
+    @property
+    def graph(self):
+        """forward's frozen graph, printed (a str): an optimized module's, or a loaded one's after
+        its first call froze it; None before that, or when forward runs interpreted."""
+        return self._native.graph("forward")
+
+    @property
     def is_exported_program(self):
         """True for a torch.export program (.pt2) that ``load`` read."""
         return self._native.is_exported_program

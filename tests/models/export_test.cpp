@@ -158,6 +158,14 @@ TEST(ExportedPrograms, InputsAreCheckedAgainstTheExportedShapes) {
       },
       "holds int64; the program was exported for float32");
   EXPECT_EQ(run_batch(3).toTensor().size(0), 3) << "usable after the errors";
+  // optimize_for_mobile keeps the checks (a file it saves is TorchScript, without them).
+  if (!is_vulkan_available()) return;
+  MobileOptimizerOptions options;
+  options.backend = MobileBackend::Vulkan;
+  m = optimize_for_mobile(m, options);
+  EXPECT_EQ(m.example_inputs().size(), 1u);
+  EXPECT_EQ(run_batch(5).toTensor().size(0), 5);
+  expect_error([&] { run_batch(17); }, "outside the range \\[1, 16\\]");
 }
 
 // --- malformed and hostile archives ------------------------------------------------------------
@@ -413,6 +421,38 @@ TEST(ExportedPrograms, CoreAtenFormsWithRuntimeSizesMatchTheSameArithmetic) {
       }
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// ScriptModule.code and .graph: the source forward runs (a .pt2's as translated, a loaded
+// TorchScript module's as its archive wrote it, an optimized module's as save() writes it) and the
+// frozen graph once there is one.
+TEST(ModuleText, CodeAndGraphOfLoadedExportedAndOptimizedModules) {
+  jit::Module program = jit::load(kDir + "cnn_bn.pt2");
+  const std::string code = program.code();
+  EXPECT_EQ(code.rfind("def forward(self", 0), 0u) << code;
+  EXPECT_NE(code.find("ops.aten.conv2d("), std::string::npos) << code;
+  EXPECT_NE(code.find("return "), std::string::npos) << code;
+  EXPECT_THROW(program.code("no_such_method"), Error);
+  EXPECT_FALSE(program.graph().has_value()) << "nothing frozen before the first call";
+  program.forward(inputs_of("cnn_bn"));
+  ASSERT_TRUE(program.graph().has_value());
+  EXPECT_NE(program.graph()->find("aten::conv2d"), std::string::npos) << *program.graph();
+
+  jit::Module scripted = jit::load(TVK_SOURCE_DIR "/tests/models/torch2/control_flow_script.pt");
+  const std::string source = scripted.code();
+  EXPECT_EQ(source.rfind("def forward(self", 0), 0u) << source;
+
+  if (!is_vulkan_available()) return;
+  MobileOptimizerOptions options;
+  options.backend = MobileBackend::Vulkan;
+  jit::Module optimized = optimize_for_mobile(program, options);
+  EXPECT_NE(optimized.code().find("run_conv2d_context"), std::string::npos) << optimized.code();
+  ASSERT_TRUE(optimized.graph().has_value());
+  EXPECT_NE(optimized.graph()->find("vulkan_prepack::run_conv2d_context"), std::string::npos) << *optimized.graph();
 }
 
 }  // namespace

@@ -74,6 +74,16 @@ class Attention(nn.Module):
         return self.proj((a + c).transpose(1, 2).reshape(b, n, d))
 
 
+class SdpaVariants(nn.Module):
+    """scaled_dot_product_attention's other arguments: a float mask, an explicit scale, and
+    grouped-query attention (fewer key/value heads than query heads)."""
+
+    def forward(self, q, k, v, bias):
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=0.3)
+        g = F.scaled_dot_product_attention(q, k[:, :2], v[:, :2], enable_gqa=True)
+        return a + g
+
+
 class Nested(nn.Module):
     def __init__(self):
         super().__init__()
@@ -97,6 +107,8 @@ def cases(big):
     yield ("dynamic_batch", randomize_norms(CnnBn()).eval(), (torch.randn(3, 3, 32, 32),), ({0: batch},),
            [(torch.randn(5, 3, 32, 32),)])
     yield "nested_outputs", Nested().eval(), (torch.randn(4, 8), torch.randn(3)), None, []
+    yield ("sdpa_variants", SdpaVariants(), (torch.randn(2, 4, 6, 8), torch.randn(2, 4, 7, 8), torch.randn(2, 4, 7, 8),
+                                             torch.randn(6, 7)), None, [])
     # Batch and sequence length both dynamic: reshapes take sizes computed at run time (sym_size
     # and arithmetic on it in the graph).
     b, n = torch.export.Dim("b", min=1, max=8), torch.export.Dim("n", min=2, max=64)

@@ -791,6 +791,41 @@ def generate(torch, c):
     full[1] = True
     c.add("aten::_native_multi_head_attention", x, x, x, 8, 2, r(24, 8) * 0.3, r(24), r(8, 8) * 0.3, r(8), full, True,
           True, 1, ref=mha)
+    # F.scaled_dot_product_attention (torch 2.0+; torch 1.13 has no kernel, so its documented
+    # reference computation, run by torch, is the oracle here): bool and float masks that
+    # broadcast, is_causal, an explicit scale, grouped-query heads, 3-D inputs, S != L.
+    def sdpa(q, k, v, mask=None, dropout=0.0, causal=False, scale=None, gqa=False):
+        import math
+        if hasattr(torch.nn.functional, "scaled_dot_product_attention") and not gqa:
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout,
+                                                                    is_causal=causal, scale=scale)
+        if dropout != 0.0:  # training-time randomness: tvk runs inference and refuses it
+            raise RuntimeError("dropout")
+        if causal and mask is not None:
+            raise RuntimeError("is_causal and attn_mask")
+        l, s = q.size(-2), k.size(-2)
+        bias = torch.zeros(l, s)
+        if causal:
+            bias.masked_fill_(torch.ones(l, s, dtype=torch.bool).tril(0).logical_not(), float("-inf"))
+        if mask is not None:
+            bias = bias.masked_fill(mask.logical_not(), float("-inf")) if mask.dtype == torch.bool else mask + bias
+        if gqa:
+            k = k.repeat_interleave(q.size(-3) // k.size(-3), -3)
+            v = v.repeat_interleave(q.size(-3) // v.size(-3), -3)
+        w = q @ k.transpose(-2, -1) * (1 / math.sqrt(q.size(-1)) if scale is None else scale) + bias
+        return torch.softmax(w, -1) @ v
+    op = "aten::scaled_dot_product_attention"
+    q, k, v = r(2, 3, 5, 8), r(2, 3, 7, 8), r(2, 3, 7, 6)
+    keep = torch.rand(2, 1, 5, 7) > 0.3
+    keep[..., 0] = True
+    c.add(op, q, k, v, None, 0.0, False, None, False, ref=sdpa)
+    c.add(op, q, k, v, keep, 0.0, False, None, False, ref=sdpa)
+    c.add(op, q, k, v, r(5, 7), 0.0, False, 0.25, False, ref=sdpa)
+    c.add(op, q, r(2, 3, 5, 8), r(2, 3, 5, 6), None, 0.0, True, None, False, ref=sdpa)
+    c.add(op, r(4, 6, 8), r(4, 9, 8), r(4, 9, 8), None, 0.0, False, None, False, ref=sdpa)
+    c.add(op, r(1, 4, 3, 8), r(1, 2, 6, 8), r(1, 2, 6, 8), None, 0.0, False, None, True, ref=sdpa)
+    c.error(op, q, r(2, 3, 7, 4), v, None, 0.0, False, None, False, ref=sdpa)
+    c.error(op, q, k, v, None, 0.5, False, None, False, ref=sdpa)
     # nn.TransformerEncoderLayer's fast path: post- and pre-norm, relu and gelu, with and without
     # a key padding mask.
     enc = lambda *a: torch.ops.aten._transformer_encoder_layer_fwd(*a)

@@ -552,3 +552,17 @@ def test_export_programs_load_run_check_their_inputs_and_optimize(tmp_path):
     assert list(out) == ["logits", "aux"] and isinstance(out["aux"][1], list)
     with pytest.raises(tvk.Error, match="not a torch.export program"):
         tvk.export.load(tmp_path / "opt.pt")
+
+
+def test_code_and_graph_as_torch_gives_them():
+    """``.code`` is forward's TorchScript source, as torch prints it for the same module; ``.graph``
+    the frozen graph once a call made one (an eval-mode module's: training mode runs interpreted)."""
+    scripted = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).eval())
+    m = tvk.jit.load_torch(scripted)
+    assert m.code.strip().startswith("def forward(self") and "return" in m.code
+    assert m.code.split("\n")[0].split("(")[0] == scripted.code.strip().split("\n")[0].split("(")[0]
+    assert m.graph is None
+    m(torch.rand(2, 4))
+    assert "aten::linear" in m.graph and "aten::relu" in m.graph
+    program = tvk.export.load(os.path.join(EXPORTS, "mlp_ln_gelu.pt2"))
+    assert "ops.aten.layer_norm(" in program.code and "ops.aten.gelu(" in program.code

@@ -287,5 +287,57 @@ const std::shared_ptr<Object>& Module::object() const { return state_->root; }
 
 namespace tvk::jit {
 const std::vector<IValue>& Module::example_inputs() const { return state_->example_inputs; }
+
+namespace {
+// The lines of `def <method>(` in `text` up to the next line indented as far or less.
+std::string method_text(const std::string& text, const std::string& cls, const std::string& method) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    lines.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  auto indent_of = [](const std::string& l) { return l.find_first_not_of(' '); };
+  bool in_class = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const size_t ind = indent_of(lines[i]);
+    if (ind == std::string::npos) continue;
+    if (ind == 0) in_class = lines[i].rfind("class " + cls + "(", 0) == 0 || lines[i].rfind("class " + cls + ":", 0) == 0;
+    if (!in_class || lines[i].compare(ind, 5 + method.size(), "def " + method + "(") != 0) continue;
+    std::string out = lines[i].substr(ind) + "\n";
+    for (size_t j = i + 1; j < lines.size(); ++j) {
+      const size_t inner = indent_of(lines[j]);
+      if (inner != std::string::npos && inner <= ind) break;
+      out += (inner == std::string::npos ? std::string() : lines[j].substr(std::min(ind, lines[j].size()))) + "\n";
+    }
+    return out;
+  }
+  return "";
+}
+}  // namespace
+
+std::string Module::code(const std::string& method) const {
+  if (!state_->frozen_methods.empty()) {
+    TVK_CHECK(state_->frozen_methods.count(method), "the optimized module has no method '", method, "'");
+    return method_text(print_frozen_code(*state_), type_name().substr(type_name().rfind('.') + 1), method);
+  }
+  const std::string& type = state_->root->type_name;
+  const size_t dot = type.rfind('.');
+  auto file = state_->code_files.find(type.substr(0, dot));
+  if (file == state_->code_files.end())
+    throw Error(detail::concat(state_->path, ": no code for ", type, state_->bytecode ? " (a lite file with bytecode only)" : ""));
+  std::string text = method_text(file->second, type.substr(dot + 1), method);
+  TVK_CHECK(!text.empty(), state_->path, ": ", type, " has no method '", method, "'");
+  return text;
+}
+
+std::optional<std::string> Module::graph(const std::string& method) const {
+  auto frozen = state_->frozen_methods.find(method);
+  if (frozen != state_->frozen_methods.end()) return frozen->second->graph().dump();
+  std::lock_guard<std::mutex> lock(state_->graphs_mutex);
+  auto it = state_->graphs.find(method);  // frozen for float inputs; other dtypes have their own
+  if (it == state_->graphs.end() || !it->second) return std::nullopt;
+  return it->second->graph().dump();
+}
 bool Module::is_exported_program() const { return state_->exported != nullptr; }
 }  // namespace tvk::jit

@@ -147,6 +147,10 @@ jit::Module optimize_in_run(const jit::Module& module, const MobileOptimizerOpti
   result->root = std::make_shared<Object>();
   result->root->type_name = original.root->type_name;
   result->root->set("training", IValue(false));
+  // A torch.export program keeps checking its inputs against the exported shapes, and its
+  // sample inputs, while it is not saved (a TorchScript file has neither).
+  result->exported = original.exported;
+  result->example_inputs = original.example_inputs;
 
   OptimizationReport stats;
   std::vector<std::string> methods{"forward"};

@@ -319,6 +319,12 @@ std::string code_record_for(const std::string& qualified) {
 
 }  // namespace
 
+std::string print_frozen_code(const ModuleState& state) {
+  TVK_CHECK(!state.frozen_methods.empty(), "print_frozen_code: the module has no frozen methods");
+  CodePrinter printer(state);
+  return printer.print();
+}
+
 void export_module(const ModuleState& state, const std::string& path) {
   TVK_CHECK(!state.frozen_methods.empty(),
             "save() writes modules made by optimize_for_mobile; a loaded module is already saved in ", state.path);

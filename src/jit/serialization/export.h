@@ -12,5 +12,7 @@ namespace tvk::jit {
 // Throws tvk::Error when the module has no frozen methods (only optimized modules are printed
 // from graphs) or the file cannot be written.
 void export_module(const ModuleState& state, const std::string& path);
+// The code export_module writes for an optimized module's methods (Module::code).
+std::string print_frozen_code(const ModuleState& state);
 
 }  // namespace tvk::jit

@@ -1070,7 +1070,7 @@ std::shared_ptr<ModuleState> import_exported_program(const ZipReader& zip, const
   if (a.sample_inputs.isTuple() && a.sample_inputs.toTuple().size() == 2 && a.sample_inputs.toTuple()[0].isTuple())
     state->example_inputs = a.sample_inputs.toTuple()[0].toTuple();
   state->exported = sig;
-  state->exported_source = source;
+  state->code_files["__torch__"] = source;
   return state;
 }
 

@@ -200,6 +200,7 @@ std::shared_ptr<ModuleState> import_in_run(const ZipReader& zip, const std::stri
     const std::vector<uint8_t> bytes = zip.read(record);
     std::string text(bytes.begin(), bytes.end());
     unit.add_source(parse_source(text, path + "/" + record), qualifier_of_code_record(record));
+    state->code_files[qualifier_of_code_record(record)] = std::move(text);  // for Module::code
     has_code = true;
   }
   // A lite-interpreter file without source runs its bytecode (runtime/bytecode.h).

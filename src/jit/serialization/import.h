@@ -49,6 +49,9 @@ struct ModuleState {
   std::mutex graphs_mutex;
   // A torch.export program (.pt2): the inputs it accepts (checked before each forward), the
   // TorchScript source its graph became, and the sample inputs the archive holds.
+  // The archive's code files by qualifier ("__torch__.torchvision.models.mobilenetv2"), as
+  // written: what Module::code shows of a loaded module.
+  std::map<std::string, std::string> code_files;
   std::shared_ptr<const ExportedSignature> exported;
   std::string exported_source;
   std::vector<IValue> example_inputs;
