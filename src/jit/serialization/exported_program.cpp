@@ -1050,12 +1050,7 @@ std::shared_ptr<ModuleState> import_exported_program(const ZipReader& zip, const
     }
   }
 
-  auto state = std::make_shared<ModuleState>();
-  state->path = path;
-  state->device = device;
-  state->limits = limits;
-  state->memory = std::move(memory);
-  state->unit = std::make_shared<CompilationUnit>();
+  auto state = new_module_state(path, device, limits, std::move(memory));
   auto root = std::make_shared<Object>();
   root->type_name = "__torch__.ExportedProgram";
   root->set("training", IValue(false));

@@ -148,6 +148,17 @@ const std::map<std::string, std::string>& ModuleState::extras() const {
   return extra_files;
 }
 
+std::shared_ptr<ModuleState> new_module_state(const std::string& path, Device device, const Limits& limits,
+                                              std::shared_ptr<MemoryBudget> memory) {
+  auto state = std::make_shared<ModuleState>();
+  state->path = path;
+  state->device = device;
+  state->limits = limits;
+  state->memory = std::move(memory);
+  state->unit = std::make_shared<CompilationUnit>();
+  return state;
+}
+
 std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device, const Limits& limits) {
   return import_archive(ZipReader::open(path), path, device, limits);
 }
@@ -180,12 +191,7 @@ std::shared_ptr<ModuleState> import_in_run(const ZipReader& zip, const std::stri
   if (!zip.has("data.pkl"))
     throw Error(detail::concat(path, ": no 'data.pkl' record (not a TorchScript module archive)"));
 
-  auto state = std::make_shared<ModuleState>();
-  state->path = path;
-  state->device = device;
-  state->limits = limits;
-  state->memory = std::move(memory);
-  state->unit = std::make_shared<CompilationUnit>();
+  auto state = new_module_state(path, device, limits, std::move(memory));
   CompilationUnit& unit = *state->unit;
   unit.format_version = format_version;
 

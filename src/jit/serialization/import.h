@@ -59,6 +59,10 @@ struct ModuleState {
   std::optional<Tuning> tuning;
 };
 
+// Fresh state for a module read from `path` (no code, no root yet), under `limits` and `memory`.
+std::shared_ptr<ModuleState> new_module_state(const std::string& path, Device device, const Limits& limits,
+                                              std::shared_ptr<MemoryBudget> memory);
+
 // Throws tvk::Error naming the file and the record/offset/line at fault.
 std::shared_ptr<ModuleState> import_archive(const std::string& path, Device device, const Limits& limits = {});
 // The same from an archive already read (ZipReader::from_bytes: fuzzing, bytes from Python);
