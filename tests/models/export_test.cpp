@@ -66,6 +66,7 @@ struct Fixture {
 const std::vector<Fixture> kFixtures = {
     {"cnn_bn", "cnn_bn", {""}},
     {"cnn_bn_legacy", "cnn_bn", {""}},
+    {"cnn_bn_pickled_weights", "cnn_bn", {""}},
     {"mlp_ln_gelu", "mlp_ln_gelu", {""}},
     {"attention", "attention", {""}},
     {"nested_outputs", "nested_outputs", {""}},
