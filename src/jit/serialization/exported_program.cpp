@@ -447,16 +447,21 @@ std::string Translator::call(const std::string& target, const json& inputs, cons
     positional(2, target.c_str());
     return "(" + args[0].second + " " + it->second + " " + args[1].second + ")";
   }
-  if (target == "_operator.neg") return positional(1, "neg"), "(-" + args[0].second + ")";
-  if (target == "_operator.not_" || target == "torch.sym_not") return positional(1, "not"), "(not " + args[0].second + ")";
-  if (target == "_operator.getitem") return positional(2, "getitem"), args[0].second + "[" + args[1].second + "]";
-  if (target == "torch.sym_int" || target == "math.floor" || target == "math.trunc")
-    return positional(1, "sym_int"), "int(" + args[0].second + ")";
-  if (target == "math.ceil") return positional(1, "ceil"), "math.ceil(" + args[0].second + ")";
-  if (target == "torch.sym_float") return positional(1, "sym_float"), "float(" + args[0].second + ")";
-  if (target == "torch.sym_sqrt" || target == "math.sqrt") return positional(1, "sqrt"), "math.sqrt(" + args[0].second + ")";
+  static const std::map<std::string, std::pair<const char*, const char*>> unary = {
+      {"_operator.neg", {"(-", ")"}},         {"_operator.not_", {"(not ", ")"}}, {"torch.sym_not", {"(not ", ")"}},
+      {"torch.sym_int", {"int(", ")"}},       {"math.trunc", {"int(", ")"}},      {"math.floor", {"math.floor(", ")"}},
+      {"math.ceil", {"math.ceil(", ")"}},     {"torch.sym_float", {"float(", ")"}}, {"torch.sym_sqrt", {"math.sqrt(", ")"}},
+      {"math.sqrt", {"math.sqrt(", ")"}}};
+  if (auto it = unary.find(target); it != unary.end()) {
+    positional(1, target.c_str());
+    return it->second.first + args[0].second + it->second.second;
+  }
+  if (target == "_operator.getitem") {
+    positional(2, "getitem");
+    return args[0].second + "[" + args[1].second + "]";
+  }
   if (target == "torch.sym_max" || target == "torch.sym_min") {
-    positional(2, "sym_max");
+    positional(2, target.c_str());
     return std::string(target == "torch.sym_max" ? "max(" : "min(") + args[0].second + ", " + args[1].second + ")";
   }
   // Checks torch.export inserts for what it assumed of sizes: tvk checks the inputs instead.
@@ -489,9 +494,12 @@ std::string Translator::call(const std::string& target, const json& inputs, cons
     return "None";
   }
   // Sizes, read off the tensors at run time.
-  if (op == "sym_size") return positional(2, "sym_size"), "ops.aten.size(" + args[0].second + ", " + args[1].second + ")";
-  if (op == "sym_numel") return positional(1, "sym_numel"), "ops.aten.numel(" + args[0].second + ")";
-  if (op == "sym_stride") return positional(2, "sym_stride"), "ops.aten.stride(" + args[0].second + ", " + args[1].second + ")";
+  static const std::map<std::string, std::pair<const char*, size_t>> sizes = {
+      {"sym_size", {"ops.aten.size(", 2}}, {"sym_numel", {"ops.aten.numel(", 1}}, {"sym_stride", {"ops.aten.stride(", 2}}};
+  if (auto it = sizes.find(op); it != sizes.end()) {
+    positional(it->second.second, op.c_str());
+    return it->second.first + args[0].second + (it->second.second == 2 ? ", " + args[1].second : std::string()) + ")";
+  }
   if (op == "sym_storage_offset") return "0";
   // The decomposed (core ATen) form of inference batch norm: batch_norm, which the optimizer
   // folds into the convolution before it. Its other two results are empty, as torch's are.
