@@ -4,7 +4,8 @@
 // per-channel affine; pixel (un)shuffle as a reshape, a permute and a reshape; flip and the
 // reflection and replication pads as gathers of rows (ops/index_plan.h); glu, prelu, split,
 // split_with_sizes and narrow from slices and activations; lerp, baddbmm, var and std, tile and
-// the in-place gelu_, lerp_ and zero_ from arithmetic, repeat and copy_.
+// the in-place gelu_, lerp_ and zero_ from arithmetic, repeat and copy_; max.dim and min.dim as
+// amax (amin) and argmax (argmin).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -736,5 +737,20 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::native_layer_norm(Tensor input, SymInt[] norma
                            "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
                            native_layer_norm);
 TVK_REGISTER_OP_ANY_DEVICE("aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", narrow);
+
+namespace {
+// torch.max(x, dim) / torch.min(x, dim): the values and their first index (NaN wins in both).
+template <bool kMax>
+std::tuple<Tensor, Tensor> extreme_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  Tensor values = call(kMax ? "aten::amax" : "aten::amin", {self, IValue(IntList{dim}), IValue(keepdim)}).toTensor();
+  Tensor indices = call(kMax ? "aten::argmax" : "aten::argmin", {self, IValue(dim), IValue(keepdim)}).toTensor();
+  return {std::move(values), std::move(indices)};
+}
+}  // namespace
+
+TVK_REGISTER_OP_ANY_DEVICE("aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+                           extreme_dim<true>);
+TVK_REGISTER_OP_ANY_DEVICE("aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+                           extreme_dim<false>);
 
 }  // namespace tvk::ops

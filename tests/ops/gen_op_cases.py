@@ -626,6 +626,26 @@ def generate(torch, c):
     c.add("aten::argmax", r(2, 5000), 1, False)  # more values than a work group has invocations
     c.add("aten::argmax", r(2, 3, 4), None, True)
     c.add("aten::argmax", torch.tensor(2.5), None, False)
+    # argmin, amax / amin over dims and max.dim / min.dim: NaN wins all of them, ties keep the
+    # first index; int64 inputs; more values than a work group; an empty reduced dim is an error.
+    ties = torch.tensor([[1., 3., 3., 2.], [nan, 1., nan, 0.], [-1., -1., -1., -1.], [2., nan, -5., -5.]])
+    values_indices = lambda f: (lambda *a: tuple(f(*a)))
+    for x, d in [(r(2, 7), 1), (r(3, 4, 6), 0), (r(3, 4, 6), -1), (ties, 1), (ties, 0), (r(2, 5000), 1),
+                 (torch.tensor([[4, -2, 7], [7, 7, 1]]), 1)]:
+        for keep in (False, True):
+            c.add("aten::argmin", x, d, keep)
+            c.add("aten::amax", x, [d], keep)
+            c.add("aten::amin", x, [d], keep)
+            c.add("aten::max.dim", x, d, keep, ref=values_indices(torch.max))
+            c.add("aten::min.dim", x, d, keep, ref=values_indices(torch.min))
+    c.add("aten::argmin", r(3, 4), None, False)
+    c.add("aten::argmin", torch.tensor(2.5), None, False)
+    x = r(2, 3, 4, 5)
+    for dims in ([1, 3], [0, 1, 2, 3], [], [-1, 0]):
+        c.add("aten::amax", x, dims, False)
+        c.add("aten::amin", x, dims, True)
+    c.error("aten::amax", r(2, 0, 3), [1], False)
+    c.error("aten::argmin", r(0, 3), None, False)
     c.add("aten::cumsum", torch.tensor([[1, 2, 3], [4, 5, 6]]), 1, None)
     c.add("aten::cumsum", torch.tensor(2.5), 0, None)
     c.add("aten::cumsum", r(3, 700, 2), 1, None)  # long lines

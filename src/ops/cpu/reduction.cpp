@@ -100,6 +100,44 @@ Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_i
 Tensor all_all(const Tensor& self) { return any_all_impl<true>(self, std::nullopt, false); }
 Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_impl<true>(self, IntList{dim}, keepdim); }
 
+// torch.amax / torch.amin over dims (all of them for an empty list), in x's dtype; NaN wins, as in
+// PyTorch; a reduced dim of size 0 is an error there too.
+template <bool kMax>
+Tensor extreme_dims(const Tensor& self, IntList dims, bool keepdim) {
+  const char* op = kMax ? "aten::amax" : "aten::amin";
+  check_defined(op, self);
+  const ReducePlan plan = plan_reduce(op, self, dims.empty() ? std::nullopt : std::optional<IntList>(dims), keepdim);
+  TVK_CHECK(plan.cols > 0 || plan.rows == 0, op, ": a reduced dimension of ", self.shape_string(),
+            " is empty; its ", kMax ? "maximum" : "minimum", " is undefined");
+  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
+  Tensor out = empty(plan.out_sizes, self.dtype());
+  auto pick = [&](const auto* p, auto* o) {
+    for (int64_t r = 0; r < plan.rows; ++r) {
+      auto best = p[r * plan.cols];
+      for (int64_t c = 1; c < plan.cols; ++c) {
+        const auto v = p[r * plan.cols + c];
+        if constexpr (std::is_floating_point_v<std::remove_const_t<std::remove_reference_t<decltype(v)>>>) {
+          if (std::isnan(best)) break;
+          if (std::isnan(v)) {
+            best = v;
+            break;
+          }
+        }
+        if (kMax ? v > best : v < best) best = v;
+      }
+      o[r] = best;
+    }
+  };
+  switch (self.dtype()) {
+    case DType::Float32: pick(rows.data<float>(), out.data<float>()); break;
+    case DType::Int64: pick(rows.data<int64_t>(), out.data<int64_t>()); break;
+    case DType::Bool: pick(rows.data<bool>(), out.data<bool>()); break;
+  }
+  return out;
+}
+Tensor amax(const Tensor& self, IntList dim, bool keepdim) { return extreme_dims<true>(self, std::move(dim), keepdim); }
+Tensor amin(const Tensor& self, IntList dim, bool keepdim) { return extreme_dims<false>(self, std::move(dim), keepdim); }
+
 // torch.min(x) / torch.max(x): a 0-D tensor of x's dtype; NaN wins, as in PyTorch.
 template <bool kMax>
 Tensor extreme_all(const Tensor& self) {
@@ -183,6 +221,8 @@ TVK_REGISTER_OP("aten::all(Tensor self) -> Tensor", all_all);
 TVK_REGISTER_OP("aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", all_dim);
 TVK_REGISTER_OP("aten::min(Tensor self) -> Tensor", min_all);
 TVK_REGISTER_OP("aten::max(Tensor self) -> Tensor", max_all);
+TVK_REGISTER_OP("aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amax);
+TVK_REGISTER_OP("aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", amin);
 TVK_REGISTER_OP("aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", softmax);
 TVK_REGISTER_OP("aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", log_softmax);
 

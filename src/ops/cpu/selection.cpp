@@ -40,6 +40,12 @@ decltype(auto) with_dtype(const Tensor& t, F&& f) {
   throw Error("unknown dtype");
 }
 
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  return false;
+}
+
 // NaN sorts above every number, as in PyTorch.
 template <typename T>
 bool greater(T a, T b) {
@@ -105,9 +111,12 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
   return std::get<1>(sort_rows("aten::argsort", self, size, dim, descending));
 }
 
-Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  const char* op = "aten::argmax";
-  TVK_CHECK(self.numel() > 0, op, ": cannot take the argmax of an empty tensor");
+// argmax / argmin: the first index of the largest (smallest) value; NaN beats every number in
+// both, as in PyTorch.
+template <bool kMax>
+Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const char* op = kMax ? "aten::argmax" : "aten::argmin";
+  TVK_CHECK(self.numel() > 0, op, ": cannot take the ", kMax ? "argmax" : "argmin", " of an empty tensor");
   const Tensor flat = dim ? self : self.reshape({self.numel()});
   const AlongDim a = along_dim(op, flat, dim.value_or(0));
   Tensor out = empty(reduced_sizes(op, self.sizes(), dim, keepdim), DType::Int64);
@@ -119,8 +128,12 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
       for (int64_t i = 0; i < a.inner; ++i) {
         const T* row = in + o * a.size * a.inner + i;
         int64_t best = 0;
-        for (int64_t j = 1; j < a.size; ++j)
-          if (greater(row[j * a.inner], row[best * a.inner])) best = j;
+        for (int64_t j = 1; j < a.size; ++j) {
+          const T v = row[j * a.inner], b = row[best * a.inner];
+          // NaN beats numbers both ways; among numbers, larger (smaller) wins; ties keep the first.
+          const bool beats = is_nan(v) || is_nan(b) ? is_nan(v) && !is_nan(b) : kMax ? v > b : v < b;
+          if (beats) best = j;
+        }
         po[o * a.inner + i] = best;
       }
     return 0;
@@ -562,7 +575,8 @@ Tensor nms(const Tensor& dets, const Tensor& scores, double iou_threshold) {
 
 }  // namespace
 
-TVK_REGISTER_OP("aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", argmax);
+TVK_REGISTER_OP("aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", arg_extreme<true>);
+TVK_REGISTER_OP("aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", arg_extreme<false>);
 TVK_REGISTER_OP("aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, "
                 "Tensor indices)", topk);
 TVK_REGISTER_OP("aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", sort);

@@ -1,10 +1,12 @@
-// aten::argmax along one dim of a float32 tensor seen as [outer, size, inner]: one work group
+// aten::argmax (MIN = 0) or aten::argmin (MIN = 1) along one dim of a float32 tensor seen as
+// [outer, size, inner]: one work group
 // of kGroup invocations per (outer, inner) pair, each scanning a strided part of the dim (so no
 // invocation walks past lavapipe's 65535-iteration loop cap below 4M values), then the
 // candidates meet in shared memory. As PyTorch's CPU kernel: NaN counts as the largest value,
 // and ties go to the first index. The int64 result is written as two 32-bit words.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(constant_id = 3) const int MIN = 0;
 
 layout(std430, binding = 0) writeonly buffer Out { uint y[]; };
 layout(std430, binding = 1) readonly buffer In { float x[]; };
@@ -16,11 +18,12 @@ const uint kGroup = 64;  // the work-group size the host launches (a power of tw
 shared float best_value[kGroup];
 shared uint best_index[kGroup];
 
-// Whether (v, i) beats (w, j): larger, NaN above every number, the first index on ties.
+// Whether (v, i) beats (w, j): larger (smaller for MIN), NaN above every number either way, the
+// first index on ties.
 bool beats(float v, uint i, float w, uint j) {
   if (isnan(v) != isnan(w)) return isnan(v);
   if (isnan(v) || v == w) return i < j;
-  return v > w;
+  return MIN == 1 ? v < w : v > w;
 }
 
 void main() {

@@ -1,6 +1,6 @@
-// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl, cumsum.glsl): mean and
-// sum over dims (reduced dims are permuted to the end first when they are not already there),
-// softmax, log_softmax, argmax and cumsum.
+// Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl, cumsum.glsl): mean,
+// sum, amax and amin over dims (reduced dims are permuted to the end first when they are not
+// already there), softmax, log_softmax, argmax, argmin and cumsum.
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
@@ -17,12 +17,17 @@ bool is_identity(const IntList& order) {
   return true;
 }
 
-// Row means (`mean`) or sums of float32 tensors; int64 and bool sums decline to the CPU.
+// reduce_mean.glsl's MODE.
+enum class RowReduction : uint32_t { Sum = 0, Mean = 1, Max = 2, Min = 3 };
+
+// Row reductions of float32 tensors; int64 and bool ones decline to the CPU.
 Tensor reduce_rows(const char* op, const Tensor& self, const std::optional<IntList>& dims, bool keepdim,
-                   std::optional<int64_t> dtype, bool mean) {
+                   std::optional<int64_t> dtype, RowReduction mode) {
   check_vulkan_float(op, self);
   ops::check_float_dtype_arg(op, dtype);
   const ops::ReducePlan plan = ops::plan_reduce(op, self, dims, keepdim);
+  TVK_CHECK(mode < RowReduction::Max || plan.cols > 0 || plan.rows == 0, op, ": a reduced dimension of ",
+            self.shape_string(), " is empty; its ", mode == RowReduction::Max ? "maximum" : "minimum", " is undefined");
   const Tensor rows =
       is_identity(plan.order) ? self : materialize(op, self, ops::permute_geometry(self, plan.order));
   Tensor out = empty_vulkan(plan.out_sizes);
@@ -30,21 +35,30 @@ Tensor reduce_rows(const char* op, const Tensor& self, const std::optional<IntLi
     uint32_t rows, cols;
   } params{static_cast<uint32_t>(plan.rows), static_cast<uint32_t>(plan.cols)};
   ShaderLaunch l = row_groups_launch("reduce_mean", plan.rows, 64);  // 64: the shader's kGroup
-  l.constants = {mean ? 1u : 0u};
+  l.constants = {static_cast<uint32_t>(mode)};
   launch(l, {out, rows}, params);
   return out;
 }
 Tensor mean_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
-  return reduce_rows("aten::mean", self, dim, keepdim, dtype, true);
+  return reduce_rows("aten::mean", self, dim, keepdim, dtype, RowReduction::Mean);
 }
 Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) {
-  return reduce_rows("aten::mean", self, std::nullopt, false, dtype, true);
+  return reduce_rows("aten::mean", self, std::nullopt, false, dtype, RowReduction::Mean);
 }
 Tensor sum_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std::optional<int64_t> dtype) {
-  return reduce_rows("aten::sum", self, dim, keepdim, dtype, false);
+  return reduce_rows("aten::sum", self, dim, keepdim, dtype, RowReduction::Sum);
 }
 Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) {
-  return reduce_rows("aten::sum", self, std::nullopt, false, dtype, false);
+  return reduce_rows("aten::sum", self, std::nullopt, false, dtype, RowReduction::Sum);
+}
+// An empty dim list reduces every dim, as torch.amax does.
+Tensor amax(const Tensor& self, IntList dim, bool keepdim) {
+  return reduce_rows("aten::amax", self, dim.empty() ? std::nullopt : std::optional<IntList>(dim), keepdim, std::nullopt,
+                     RowReduction::Max);
+}
+Tensor amin(const Tensor& self, IntList dim, bool keepdim) {
+  return reduce_rows("aten::amin", self, dim.empty() ? std::nullopt : std::optional<IntList>(dim), keepdim, std::nullopt,
+                     RowReduction::Min);
 }
 
 Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> dtype, bool log) {
@@ -92,12 +106,13 @@ Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim, std::option
   return out;
 }
 
-// argmax.glsl: a work group of 64 per (outer, inner) pair; each invocation scans at most
+// argmax.glsl (argmin with MIN = 1): a work group of 64 per (outer, inner) pair; each invocation scans at most
 // 65535 values (lavapipe's loop cap), so a dim holds at most 64 x 65535.
-Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  const char* op = "aten::argmax";
+template <bool kMin>
+Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const char* op = kMin ? "aten::argmin" : "aten::argmax";
   check_vulkan_float(op, self);
-  TVK_CHECK(self.numel() > 0, op, ": cannot take the argmax of an empty tensor");
+  TVK_CHECK(self.numel() > 0, op, ": cannot take the ", kMin ? "argmin" : "argmax", " of an empty tensor");
   // Without a dim, over the flattened tensor.
   const ops::DimSplit split = ops::split_at_dim(op, dim ? self.sizes() : IntList{self.numel()}, dim.value_or(0));
   const int64_t size = split.size, inner = split.inner;
@@ -111,7 +126,9 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
     uint32_t pairs, size, inner;
   } params{static_cast<uint32_t>(to_i32(op, pairs)), static_cast<uint32_t>(to_i32(op, size)),
            static_cast<uint32_t>(to_i32(op, inner))};
-  launch(row_groups_launch("argmax", pairs, kGroup), {out, self}, params);
+  ShaderLaunch l = row_groups_launch("argmax", pairs, kGroup);
+  l.constants = {kMin ? 1u : 0u};
+  launch(l, {out, self}, params);
   return out;
 }
 
@@ -151,7 +168,10 @@ TVK_REGISTER_VULKAN_KERNEL("aten::sum.dim_IntList", sum_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::sum", sum_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::softmax.int", softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::log_softmax.int", log_softmax);
-TVK_REGISTER_VULKAN_KERNEL("aten::argmax", argmax);
+TVK_REGISTER_VULKAN_KERNEL("aten::argmax", arg_extreme<false>);
+TVK_REGISTER_VULKAN_KERNEL("aten::argmin", arg_extreme<true>);
+TVK_REGISTER_VULKAN_KERNEL("aten::amax", amax);
+TVK_REGISTER_VULKAN_KERNEL("aten::amin", amin);
 TVK_REGISTER_VULKAN_KERNEL("aten::cumsum", cumsum);
 
 }  // namespace tvk::vulkan
