@@ -343,28 +343,34 @@ TEST(Parser, RandomBytesNeverCrash) {
 // torch (/usr/bin/python3), and unpacks their code/ files, once for the whole suite.
 class RealCode : public ::testing::Test {
  protected:
+  // The models are made once per version of the script and kept (torch takes ~7 s to make
+  // them, and each test runs in its own process): under the temporary folder, in a folder named
+  // by the script's hash, made in a private folder and renamed into place, so parallel tests
+  // never see half of it.
   static void SetUpTestSuite() {
-    root_ = fs::path(::testing::TempDir()) / ("tvk_frontend_" + std::to_string(getpid()));
-    fs::create_directories(root_);
+    const fs::path base = fs::path(::testing::TempDir());
+    root_ = base / ("tvk_frontend_" + std::to_string(std::hash<std::string>{}(kMakeModels)));
+    if (fs::exists(root_ / "models")) return;
     if (std::system("/usr/bin/python3 -c 'import torch, torchvision' > /dev/null 2>&1") != 0) {
       problem_ = "/usr/bin/python3 cannot import torch and torchvision";
       return;
     }
-    const fs::path script = root_ / "make_models.py";
+    const fs::path work = base / ("tvk_frontend_" + std::to_string(getpid()));
+    fs::create_directories(work);
+    const fs::path script = work / "make_models.py";
     std::ofstream(script) << kMakeModels;
-    const fs::path log = root_ / "make_models.log";
-    const std::string command = "/usr/bin/python3 " + script.string() + " " + (root_ / "models").string() + " > " +
+    const fs::path log = work / "make_models.log";
+    const std::string command = "/usr/bin/python3 " + script.string() + " " + (work / "models").string() + " > " +
                                 log.string() + " 2>&1";
     if (std::system(command.c_str()) != 0) {
       std::ostringstream text;
       text << std::ifstream(log).rdbuf();
       problem_ = "making the models failed:\n" + text.str();
+      return;
     }
-  }
-
-  static void TearDownTestSuite() {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
+    std::error_code raced;  // another test process put its copy there first: use that one
+    fs::rename(work, root_, raced);
+    if (raced) fs::remove_all(work, raced);
   }
 
   void SetUp() override {
