@@ -31,6 +31,11 @@ struct Limits {
   // inflated records, and large values (strings, lists) counted as they are made.
   // 0: default_max_memory(). Going past it is a tvk::OutOfMemoryError.
   uint64_t max_memory = 0;
+  // Device bytes that Vulkan tensors the model's code makes may hold at once (its weights moved
+  // at load among them; a plan's recorded buffers are not counted). 0: the size of the device's
+  // largest device-local memory heap, what its driver says it holds (lavapipe's is host memory).
+  // Going past it is a tvk::OutOfMemoryError.
+  uint64_t max_device_memory = 0;
   std::shared_ptr<CancelToken> cancel;
 };
 

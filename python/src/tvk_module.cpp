@@ -273,7 +273,7 @@ Device device_of(const std::string& name) { return tvk::parse_device(name); }
 
 // tvk::Limits from load()'s and set_limits()'s keywords; None keeps the default.
 tvk::Limits limits_of(std::optional<double> timeout, std::optional<uint64_t> max_memory,
-                      std::optional<uint64_t> max_steps) {
+                      std::optional<uint64_t> max_steps, std::optional<uint64_t> max_device_memory = std::nullopt) {
   tvk::Limits limits;
   if (timeout) {
     if (!(*timeout > 0)) throw tvk::Error("timeout must be a positive number of seconds");
@@ -281,6 +281,7 @@ tvk::Limits limits_of(std::optional<double> timeout, std::optional<uint64_t> max
   }
   if (max_memory) limits.max_memory = *max_memory;
   if (max_steps) limits.max_steps = *max_steps;
+  if (max_device_memory) limits.max_device_memory = *max_device_memory;
   return limits;
 }
 
@@ -448,10 +449,11 @@ PYBIND11_MODULE(_tvk, m) {
            })
       .def("set_limits",
            [](tvk::jit::Module& self, std::optional<double> timeout, std::optional<uint64_t> max_memory,
-              std::optional<uint64_t> max_steps) {
-             self.set_limits(limits_of(timeout, max_memory, max_steps));
+              std::optional<uint64_t> max_steps, std::optional<uint64_t> max_device_memory) {
+             self.set_limits(limits_of(timeout, max_memory, max_steps, max_device_memory));
            },
-           py::arg("timeout") = py::none(), py::arg("max_memory") = py::none(), py::arg("max_steps") = py::none())
+           py::arg("timeout") = py::none(), py::arg("max_memory") = py::none(), py::arg("max_steps") = py::none(),
+           py::arg("max_device_memory") = py::none())
       .def("has_method", &tvk::jit::Module::has_method)
       .def("method_names", &tvk::jit::Module::method_names)
       .def("save", &tvk::jit::Module::save, py::arg("path"))
@@ -488,13 +490,14 @@ PYBIND11_MODULE(_tvk, m) {
   m.def(
       "load",
       [](const std::string& path, const std::string& device, std::optional<double> timeout,
-         std::optional<uint64_t> max_memory, std::optional<uint64_t> max_steps) {
-        const tvk::jit::LoadOptions options{device_of(device), std::nullopt, limits_of(timeout, max_memory, max_steps)};
+         std::optional<uint64_t> max_memory, std::optional<uint64_t> max_steps, std::optional<uint64_t> max_device_memory) {
+        const tvk::jit::LoadOptions options{device_of(device), std::nullopt,
+                                            limits_of(timeout, max_memory, max_steps, max_device_memory)};
         py::gil_scoped_release release;
         return tvk::jit::load(path, options);
       },
       py::arg("path"), py::arg("device") = "cpu", py::arg("timeout") = py::none(), py::arg("max_memory") = py::none(),
-      py::arg("max_steps") = py::none());
+      py::arg("max_steps") = py::none(), py::arg("max_device_memory") = py::none());
 
   m.def(
       "optimize_for_mobile",

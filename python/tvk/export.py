@@ -14,10 +14,11 @@ program fixed, and dynamic sizes within the ranges it was exported for.
 from . import jit as _jit
 
 
-def load(f, device="cpu", tuning=None, timeout=None, max_memory=None, max_steps=None):
+def load(f, device="cpu", tuning=None, timeout=None, max_memory=None, max_steps=None, max_device_memory=None):
     """Loads a .pt2 from a path, bytes or a binary file object (see ``tvk.jit.load``, which reads
     these files too); raises ``tvk.Error`` when it is not a torch.export program."""
-    module = _jit.load(f, device=device, tuning=tuning, timeout=timeout, max_memory=max_memory, max_steps=max_steps)
+    module = _jit.load(f, device=device, tuning=tuning, timeout=timeout, max_memory=max_memory, max_steps=max_steps,
+                       max_device_memory=max_device_memory)
     if not module.is_exported_program:
         raise _jit._tvk.Error("tvk.export.load: %s is a TorchScript archive, not a torch.export program: "
                               "load it with tvk.jit.load" % (f if isinstance(f, str) else "the file"))

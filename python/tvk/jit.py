@@ -112,11 +112,13 @@ class Module:
         converted, kind = _convert_inputs(args)
         return _convert_outputs(_to_python(self._native.run_method(method, *converted, timeout=timeout)), kind)
 
-    def set_limits(self, timeout=None, max_memory=None, max_steps=None):
+    def set_limits(self, timeout=None, max_memory=None, max_steps=None, max_device_memory=None):
         """The limits every later run of this module's code runs under: ``timeout`` seconds per
-        run, ``max_memory`` host bytes its values and CPU tensors may hold, ``max_steps``
+        run, ``max_memory`` host bytes its values and CPU tensors may hold, ``max_device_memory``
+        bytes its Vulkan tensors may hold (default: the device's memory heap), ``max_steps``
         statements and loop iterations per run (None: the default; docs/reliability.md)."""
-        self._native.set_limits(timeout=timeout, max_memory=max_memory, max_steps=max_steps)
+        self._native.set_limits(timeout=timeout, max_memory=max_memory, max_steps=max_steps,
+                                max_device_memory=max_device_memory)
 
     def __getattr__(self, name):
         if not name.startswith("_") and self._native.has_method(name):
@@ -226,15 +228,15 @@ def _device_of(map_location, device):
 
 
 def load(f, map_location=None, _extra_files=None, device="cpu", tuning=None, timeout=None, max_memory=None,
-         max_steps=None):
+         max_steps=None, max_device_memory=None):
     """Loads a ``torch.jit.save`` archive (or a ``torch.export.save`` program, .pt2) from a path,
     bytes or a binary file object, as ``torch.jit.load`` does: ``map_location`` ("cpu", "vulkan" or a torch.device) or ``device``
     says where the parameters go, and ``_extra_files`` (a dict of names) is filled with the
     archive's extra files. With "vulkan", parameters move to the GPU once, here. ``tuning`` ("off", "cached",
     "on"; None: ``TVK_TUNE``'s, else "cached") is the module's kernel tuning: see
-    ``Module.set_tuning``. ``timeout``, ``max_memory`` and ``max_steps`` limit loading (a file's
+    ``Module.set_tuning``. ``timeout``, ``max_memory``, ``max_device_memory`` and ``max_steps`` limit loading (a file's
     code runs then) and every later run: see ``Module.set_limits``."""
-    limits = dict(timeout=timeout, max_memory=max_memory, max_steps=max_steps)
+    limits = dict(timeout=timeout, max_memory=max_memory, max_steps=max_steps, max_device_memory=max_device_memory)
     device = _device_of(map_location, str(device))
 
     def finish(module):

@@ -85,13 +85,25 @@ void MemoryBudget::charge(uint64_t nbytes, const char* what) {
   }
 }
 
+void MemoryBudget::charge_device(uint64_t nbytes, uint64_t device_capacity, const char* what) {
+  const uint64_t limit = device_limit_ ? device_limit_ : device_capacity;
+  const uint64_t before = device_used_.fetch_add(nbytes, std::memory_order_relaxed);
+  if (limit == 0 || (nbytes <= limit && before <= limit - nbytes)) return;
+  device_used_.fetch_sub(nbytes, std::memory_order_relaxed);
+  throw OutOfMemoryError(detail::concat(what, " of ", nbytes, " bytes would take the model's device memory to ",
+                                        mib(before + nbytes), ", past its limit of ", mib(limit),
+                                        device_limit_ ? " (Limits::max_device_memory, --max-device-memory)"
+                                                      : " (the device's memory heap; Limits::max_device_memory sets another)"));
+}
+
 void MemoryBudget::check_fits(uint64_t nbytes, const char* what) const {
   const uint64_t used = used_.load(std::memory_order_relaxed);
   if (nbytes > limit_ || used > limit_ - nbytes) refuse(nbytes, used, what);
 }
 
 std::shared_ptr<MemoryBudget> make_memory_budget(const Limits& limits) {
-  return std::make_shared<MemoryBudget>(limits.max_memory ? limits.max_memory : default_max_memory());
+  return std::make_shared<MemoryBudget>(limits.max_memory ? limits.max_memory : default_max_memory(),
+                                        limits.max_device_memory);
 }
 
 RunScope::RunScope(const Limits& limits, std::shared_ptr<MemoryBudget> memory, std::string what)

@@ -26,7 +26,7 @@ namespace tvk {
 // charged to it, so memory freed after a run (an output dropped later) is given back.
 class MemoryBudget {
  public:
-  explicit MemoryBudget(uint64_t limit) : limit_(limit) {}
+  explicit MemoryBudget(uint64_t limit, uint64_t device_limit = 0) : limit_(limit), device_limit_(device_limit) {}
   // Throws tvk::OutOfMemoryError naming `what` when `nbytes` more would pass the limit.
   void charge(uint64_t nbytes, const char* what);
   void refund(uint64_t nbytes) { used_.fetch_sub(nbytes, std::memory_order_relaxed); }
@@ -36,10 +36,18 @@ class MemoryBudget {
   uint64_t used() const { return used_.load(std::memory_order_relaxed); }
   uint64_t limit() const { return limit_; }
 
+  // Device memory, counted apart from host memory: against Limits::max_device_memory, else
+  // `device_capacity` (the device's heap). Throws tvk::OutOfMemoryError naming `what`.
+  void charge_device(uint64_t nbytes, uint64_t device_capacity, const char* what);
+  void refund_device(uint64_t nbytes) { device_used_.fetch_sub(nbytes, std::memory_order_relaxed); }
+  uint64_t device_used() const { return device_used_.load(std::memory_order_relaxed); }
+
  private:
   [[noreturn]] void refuse(uint64_t nbytes, uint64_t before, const char* what) const;
   std::atomic<uint64_t> used_{0};
   uint64_t limit_;
+  std::atomic<uint64_t> device_used_{0};
+  uint64_t device_limit_;
 };
 
 std::shared_ptr<MemoryBudget> make_memory_budget(const Limits& limits);

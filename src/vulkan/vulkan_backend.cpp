@@ -1,4 +1,5 @@
 // Registers the Vulkan DeviceBackend with the core at start-up.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -19,13 +20,43 @@ std::shared_ptr<MemoryPool> capture_arena() {
 }
 }  // namespace
 
-// The buffer is rounded up to whole 32-bit words: shaders write bool tensors (a byte per
+namespace {
+// Whole words, and at least one texel of every format: an empty tensor (batch 0) still binds
+// as a valid view, and its kernels dispatch nothing. Shaders write bool tensors (a byte per
 // element) a word at a time.
+size_t buffer_bytes(size_t nbytes) { return nbytes > SIZE_MAX - 3 ? nbytes : std::max<size_t>(16, (nbytes + 3) / 4 * 4); }
+
+// The largest device-local heap: what the device says it holds for tensors.
+uint64_t device_heap_bytes(Context& context) {
+  const VkPhysicalDeviceMemoryProperties& mem = context.device().memory_properties();
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < mem.memoryHeapCount && i < VK_MAX_MEMORY_HEAPS; ++i)
+    if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) most = std::max<uint64_t>(most, mem.memoryHeaps[i].size);
+  return most;
+}
+
+// Inside a model run, a tensor of its own (not a range of a plan's arena) counts against the
+// run's device memory before its buffer is made. Tensors that queued GPU work still holds are
+// given back once it is done: past the limit, that work is finished first and the charge tried
+// again.
+std::shared_ptr<MemoryBudget> charge_run(Context& context, const std::shared_ptr<MemoryPool>& arena, size_t bytes) {
+  if (arena) return nullptr;
+  std::shared_ptr<MemoryBudget> budget = RunScope::memory_owner();
+  if (!budget) return nullptr;
+  try {
+    budget->charge_device(bytes, device_heap_bytes(context), "a Vulkan tensor");
+  } catch (const OutOfMemoryError&) {
+    context.stream().synchronize();
+    budget->charge_device(bytes, device_heap_bytes(context), "a Vulkan tensor");
+  }
+  return budget;
+}
+}  // namespace
+
 VulkanStorage::VulkanStorage(std::shared_ptr<Context> context, size_t nbytes)
     : Storage(nbytes), context_(std::move(context)), arena_(capture_arena()),
-      // Whole words, and at least one texel of every format: an empty tensor (batch 0) still
-      // binds as a valid view, and its kernels dispatch nothing.
-      buffer_(make_buffer(*context_, arena_, nbytes > SIZE_MAX - 3 ? nbytes : std::max<size_t>(16, (nbytes + 3) / 4 * 4))) {}
+      charge_(charge_run(*context_, arena_, buffer_bytes(nbytes)), buffer_bytes(nbytes)),
+      buffer_(make_buffer(*context_, arena_, buffer_bytes(nbytes))) {}
 
 VulkanStorage::VulkanStorage(std::shared_ptr<const VulkanStorage> whole, size_t offset, size_t nbytes)
     : Storage(nbytes), context_(whole->context_), arena_(whole->arena_), whole_(whole),

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "core/run_scope.h"
 #include "core/storage.h"
 #include "tvk/tensor.h"
 #include "vulkan/api/buffer.h"
@@ -25,6 +26,20 @@ class VulkanStorage final : public Storage {
   std::shared_ptr<Context> context_;  // keeps the device alive while tensors exist
   std::shared_ptr<MemoryPool> arena_;  // the capture arena the buffer is a range of, if any
   std::shared_ptr<const VulkanStorage> whole_;  // a slice's storage
+  // The model run's budget this storage counts against (Limits::max_device_memory), if any:
+  // charged before the buffer is made, given back when the storage goes (or its buffer fails).
+  struct DeviceCharge {
+    std::shared_ptr<MemoryBudget> budget;
+    size_t bytes = 0;
+    DeviceCharge() = default;
+    DeviceCharge(std::shared_ptr<MemoryBudget> b, size_t n) : budget(std::move(b)), bytes(n) {}
+    DeviceCharge(const DeviceCharge&) = delete;
+    DeviceCharge& operator=(const DeviceCharge&) = delete;
+    ~DeviceCharge() {
+      if (budget) budget->refund_device(bytes);
+    }
+  };
+  DeviceCharge charge_;
   Buffer buffer_;
 };
 

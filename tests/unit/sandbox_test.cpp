@@ -195,6 +195,36 @@ TEST(Sandbox, MemoryLimitStopsValuesAndTensors) {
   expect_process_usable();
 }
 
+// Vulkan tensors the model's code keeps count against Limits::max_device_memory (by default the
+// device's memory heap, which on lavapipe is host memory): a loop that keeps making them stops
+// with an OutOfMemoryError, and what a run held is given back when its tensors go.
+TEST(Sandbox, DeviceMemoryLimitStopsVulkanTensors) {
+  TVK_NEED_VULKAN();
+  Limits limits;
+  limits.max_device_memory = 64 << 20;
+  const std::string keep =
+      "    l = [torch.ones([1])]\n    for i in range(100000):\n"
+      "      l.append(torch.ones([1000000]).to(torch.device(\"vulkan\")))\n    return len(l)\n";
+  const std::string error = error_of<OutOfMemoryError>([&] { run_forward(keep, limits, Device::Vulkan); });
+  EXPECT_NE(error.find("device memory"), std::string::npos) << error;
+  EXPECT_NE(error.find("64 MiB"), std::string::npos) << error;
+  // The default bound is the device's heap: a loop of 400 MB tensors stops there too.
+  const std::string error_default = error_of<OutOfMemoryError>([&] {
+    run_forward("    l = [torch.ones([1])]\n    for i in range(100000):\n"
+                "      l.append(torch.ones([100000000]).to(torch.device(\"vulkan\")))\n    return len(l)\n",
+                {}, Device::Vulkan);
+  });
+  EXPECT_NE(error_default.find("the device's memory heap"), std::string::npos) << error_default;
+  // 2 x 24 MB a run (and what freezing the method holds on the first), under 128 MiB: each
+  // run's tensors are given back, so all ten runs fit where their sum would not.
+  limits.max_device_memory = 128 << 20;
+  Module m = load_bytes(archive("  def forward(self: __torch__.m.M) -> Tensor:\n"
+                                "    return torch.ones([6000000]).to(torch.device(\"vulkan\")) + 1.0\n"),
+                        limits, Device::Vulkan);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(m.forward({}).toTensor().numel(), 6000000);
+  expect_process_usable();
+}
+
 // A list nested 200,000 deep, built at run time, is made, compared, printed and freed
 // without recursion deeper than the stack allows.
 TEST(Sandbox, DeeplyNestedValuesNeverOverflowTheStack) {

@@ -40,7 +40,7 @@ struct Args {
         }
       }
       // Every command that runs model code takes its limits.
-      for (const char* f : {"--timeout", "--max-memory", "--max-steps"}) {
+      for (const char* f : {"--timeout", "--max-memory", "--max-device-memory", "--max-steps"}) {
         if (a == f && !known) {
           if (i + 1 >= argc) throw tvk::Error(a + " needs a value");
           flags.emplace(a, argv[++i]);
@@ -77,7 +77,8 @@ struct Args {
     if (n < min) throw tvk::Error(flag + " must be at least " + std::to_string(min) + ", got " + v);
     return n;
   }
-  // --timeout SECONDS, --max-memory SIZE (K/M/G suffixes), --max-steps N: tvk::Limits.
+  // --timeout SECONDS, --max-memory SIZE and --max-device-memory SIZE (K/M/G suffixes), --max-steps
+  // N: tvk::Limits.
   tvk::Limits limits() const {
     tvk::Limits l;
     if (flags.count("--timeout")) {
@@ -91,6 +92,7 @@ struct Args {
       }
     }
     if (flags.count("--max-memory")) l.max_memory = tvk::parse_size(get("--max-memory", ""));
+    if (flags.count("--max-device-memory")) l.max_device_memory = tvk::parse_size(get("--max-device-memory", ""));
     if (flags.count("--max-steps")) l.max_steps = tvk::parse_size(get("--max-steps", ""));
     return l;
   }

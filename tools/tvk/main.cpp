@@ -630,7 +630,8 @@ void usage() {
                "                            example --input files give forward's input dtypes (a bool mask, int64 ids)\n"
                "--cpu-fallback: ops without a Vulkan kernel run on the CPU (also TVK_CPU_FALLBACK=1); off, they fail\n"
                "--input-list: the inputs go to the model as one List[Tensor] (detection models take a list of images)\n"
-               "--timeout SECONDS, --max-memory SIZE (512M, 4G), --max-steps N: limits on each run of the model's\n"
+               "--timeout SECONDS, --max-memory SIZE (512M, 4G), --max-device-memory SIZE (Vulkan tensors; default the\n"
+               "  device's memory heap), --max-steps N: limits on each run of the model's\n"
                "  code (loading, each call, optimizing); past one, the command fails naming it (docs/reliability.md)\n");
 }
 
