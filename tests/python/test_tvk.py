@@ -566,3 +566,16 @@ def test_code_and_graph_as_torch_gives_them():
     assert "aten::linear" in m.graph and "aten::relu" in m.graph
     program = tvk.export.load(os.path.join(EXPORTS, "mlp_ln_gelu.pt2"))
     assert "ops.aten.layer_norm(" in program.code and "ops.aten.gelu(" in program.code
+
+
+@needs_vulkan
+def test_device_memory_limit_is_a_load_option_and_a_module_setting(tmp_path):
+    """Vulkan tensors count against ``max_device_memory``: 4 MB of weights do not fit in 1 MiB."""
+    path = tmp_path / "wide.pt"
+    torch.jit.save(torch.jit.script(torch.nn.Linear(1024, 1024).eval()), str(path))
+    with pytest.raises(tvk.OutOfMemoryError, match="device memory"):
+        tvk.jit.load(path, device="vulkan", max_device_memory=1 << 20)
+    m = tvk.jit.load(path, device="vulkan", max_device_memory=64 << 20)
+    assert tuple(m(torch.rand(2, 1024)).shape) == (2, 1024)
+    m.set_limits(max_device_memory=64 << 20)
+    assert tuple(m(torch.rand(3, 1024)).shape) == (3, 1024)
