@@ -100,22 +100,15 @@ Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_i
 Tensor all_all(const Tensor& self) { return any_all_impl<true>(self, std::nullopt, false); }
 Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_impl<true>(self, IntList{dim}, keepdim); }
 
-// torch.amax / torch.amin over dims (all of them for an empty list), in x's dtype; NaN wins, as in
-// PyTorch; a reduced dim of size 0 is an error there too.
+// The largest (kMax) or smallest value of each row of a contiguous [rows, cols] tensor into
+// out's elements, in its dtype; NaN wins, as in PyTorch. cols > 0.
 template <bool kMax>
-Tensor extreme_dims(const Tensor& self, IntList dims, bool keepdim) {
-  const char* op = kMax ? "aten::amax" : "aten::amin";
-  check_defined(op, self);
-  const ReducePlan plan = plan_reduce(op, self, dims.empty() ? std::nullopt : std::optional<IntList>(dims), keepdim);
-  TVK_CHECK(plan.cols > 0 || plan.rows == 0, op, ": a reduced dimension of ", self.shape_string(),
-            " is empty; its ", kMax ? "maximum" : "minimum", " is undefined");
-  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
-  Tensor out = empty(plan.out_sizes, self.dtype());
+void extreme_rows(const Tensor& in, int64_t rows, int64_t cols, Tensor& out) {
   auto pick = [&](const auto* p, auto* o) {
-    for (int64_t r = 0; r < plan.rows; ++r) {
-      auto best = p[r * plan.cols];
-      for (int64_t c = 1; c < plan.cols; ++c) {
-        const auto v = p[r * plan.cols + c];
+    for (int64_t r = 0; r < rows; ++r) {
+      auto best = p[r * cols];
+      for (int64_t c = 1; c < cols; ++c) {
+        const auto v = p[r * cols + c];
         if constexpr (std::is_floating_point_v<std::remove_const_t<std::remove_reference_t<decltype(v)>>>) {
           if (std::isnan(best)) break;
           if (std::isnan(v)) {
@@ -128,45 +121,39 @@ Tensor extreme_dims(const Tensor& self, IntList dims, bool keepdim) {
       o[r] = best;
     }
   };
-  switch (self.dtype()) {
-    case DType::Float32: pick(rows.data<float>(), out.data<float>()); break;
-    case DType::Int64: pick(rows.data<int64_t>(), out.data<int64_t>()); break;
-    case DType::Bool: pick(rows.data<bool>(), out.data<bool>()); break;
+  switch (in.dtype()) {
+    case DType::Float32: pick(in.data<float>(), out.data<float>()); break;
+    case DType::Int64: pick(in.data<int64_t>(), out.data<int64_t>()); break;
+    case DType::Bool: pick(in.data<bool>(), out.data<bool>()); break;
   }
+}
+
+// torch.amax / torch.amin over dims (all of them for an empty list); a reduced dim of size 0 is
+// an error, as in PyTorch.
+template <bool kMax>
+Tensor extreme_dims(const Tensor& self, IntList dims, bool keepdim) {
+  const char* op = kMax ? "aten::amax" : "aten::amin";
+  check_defined(op, self);
+  const ReducePlan plan = plan_reduce(op, self, dims.empty() ? std::nullopt : std::optional<IntList>(dims), keepdim);
+  TVK_CHECK(plan.cols > 0 || plan.rows == 0, op, ": a reduced dimension of ", self.shape_string(),
+            " is empty; its ", kMax ? "maximum" : "minimum", " is undefined");
+  Tensor out = empty(plan.out_sizes, self.dtype());
+  if (plan.rows > 0)
+    extreme_rows<kMax>(as_view(self, permute_geometry(self, plan.order)).contiguous(), plan.rows, plan.cols, out);
   return out;
 }
 Tensor amax(const Tensor& self, IntList dim, bool keepdim) { return extreme_dims<true>(self, std::move(dim), keepdim); }
 Tensor amin(const Tensor& self, IntList dim, bool keepdim) { return extreme_dims<false>(self, std::move(dim), keepdim); }
 
-// torch.min(x) / torch.max(x): a 0-D tensor of x's dtype; NaN wins, as in PyTorch.
+// torch.min(x) / torch.max(x): a 0-D tensor of x's dtype.
 template <bool kMax>
 Tensor extreme_all(const Tensor& self) {
   const char* op = kMax ? "aten::max" : "aten::min";
   check_defined(op, self);
   TVK_CHECK(self.numel() > 0, op, ": the ", kMax ? "maximum" : "minimum", " of an empty tensor (",
             self.shape_string(), ") is undefined; give a dim");
-  const Tensor x = self.contiguous();
   Tensor out = empty({}, self.dtype());
-  auto pick = [&](const auto* p, auto* o) {
-    auto best = p[0];
-    for (int64_t i = 1; i < x.numel(); ++i) {
-      const auto v = p[i];
-      if constexpr (std::is_floating_point_v<std::remove_const_t<std::remove_reference_t<decltype(v)>>>) {
-        if (std::isnan(best)) break;
-        if (std::isnan(v)) {
-          best = v;
-          break;
-        }
-      }
-      if (kMax ? v > best : v < best) best = v;
-    }
-    *o = best;
-  };
-  switch (self.dtype()) {
-    case DType::Float32: pick(x.data<float>(), out.data<float>()); break;
-    case DType::Int64: pick(x.data<int64_t>(), out.data<int64_t>()); break;
-    case DType::Bool: pick(x.data<bool>(), out.data<bool>()); break;
-  }
+  extreme_rows<kMax>(self.contiguous(), 1, self.numel(), out);
   return out;
 }
 Tensor min_all(const Tensor& self) { return extreme_all<false>(self); }
