@@ -21,8 +21,10 @@ if [[ "$mode" == test ]]; then
   packages+=(python3-pytest python3-venv python3-pip python3-setuptools python3-wheel)
   # the demo trains a small CNN on the handwritten digits scikit-learn bundles; tests make PNGs with PIL
   packages+=(python3-sklearn python3-pil)
-  # the Java API (java/) and its JUnit tests
-  packages+=(default-jdk-headless junit4)
+  # the Java API (java/) and its JUnit tests; Maven and the plugins java/pom.xml pins, which
+  # Debian packages, so that the POM builds offline
+  packages+=(default-jdk-headless junit4 maven libmaven-compiler-plugin-java libmaven-jar-plugin-java
+             libmaven-resources-plugin-java libsurefire-java)
 fi
 
 if [[ "$mode" == arm64 ]]; then
