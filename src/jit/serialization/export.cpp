@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "jit/runtime/graph_executor.h"
+#include "jit/serialization/code_literals.h"
 #include "jit/serialization/pickler.h"
 #include "jit/serialization/zip_writer.h"
 
@@ -14,28 +15,8 @@ namespace tvk::jit {
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string float_literal(double d) {
-  if (std::isnan(d)) return "float(\"nan\")";
-  if (std::isinf(d)) return d > 0 ? "float(\"inf\")" : "float(\"-inf\")";
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", d);
-  std::string s = buf;
-  if (s.find_first_of(".e") == std::string::npos) s += ".";
-  return s;
-}
+std::string quote(const std::string& s) { return python_string_literal(s); }
+std::string float_literal(double d) { return python_float_literal(d); }
 
 // Prints one module class whose methods are frozen graphs.
 class CodePrinter {

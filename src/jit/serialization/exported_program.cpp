@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/run_scope.h"
 #include "jit/frontend/parser.h"
 #include "jit/runtime/builtins.h"
+#include "jit/serialization/code_literals.h"
 #include "jit/serialization/import.h"
 #include "jit/serialization/storage_record.h"
 #include "jit/serialization/unpickler.h"
@@ -181,24 +180,13 @@ int64_t memory_format_code(int64_t serde, const std::string& where) {
   }
 }
 
-std::string float_literal(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", d);
-  std::string s = buf;
-  if (s.find_first_of(".eE") == std::string::npos) s += ".";
-  return s;
-}
+std::string float_literal(double d) { return python_float_literal(d); }
 
+// Strings from the file reach generated code as literals: printable ASCII only.
 std::string string_literal(const std::string& s, const std::string& where) {
-  std::string out = "\"";
-  for (char c : s) {
+  for (char c : s)
     if (c < 0x20 || c >= 0x7f) throw UnsupportedError(detail::concat(where, ": a string argument with a non-ASCII or control character"));
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
+  return python_string_literal(s);
 }
 
 bool is_identifier(const std::string& s) {
