@@ -999,15 +999,9 @@ IValue read_torch_save(std::vector<uint8_t> bytes, const std::string& name) {
     throw UnsupportedError(detail::concat(name, ": a torch.save file in the format before torch 1.6 (not a zip)"));
   const ZipReader zip = ZipReader::from_bytes(std::move(bytes), name);
   if (!zip.has("data.pkl")) throw Error(detail::concat(name, ": no 'data.pkl' record (not a torch.save file)"));
-  std::map<std::string, Tensor> loaded;
+  StorageLoader storages(zip, "data");
   UnpicklerHooks hooks;
-  hooks.load_storage = [&](const std::string& key, const std::string& type, int64_t numel, const std::string&) {
-    auto it = loaded.find(key);
-    if (it != loaded.end()) return it->second;
-    Tensor t = read_storage_record(zip, "data/" + key, type, numel);
-    loaded.emplace(key, t);
-    return t;
-  };
+  hooks.load_storage = std::ref(storages);
   hooks.make_object = [&](const std::string& type) -> std::shared_ptr<Object> {
     throw UnsupportedError(detail::concat(name, ": holds an object of class ", quoted(type), ", which tvk does not rebuild"));
   };

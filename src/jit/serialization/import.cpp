@@ -67,25 +67,6 @@ int64_t read_version(const ZipReader& zip) {
   return version;
 }
 
-// Tensor storages of one pickle: `<folder>/<key>` records, each loaded once.
-class StorageLoader {
- public:
-  StorageLoader(const ZipReader& zip, std::string folder) : zip_(zip), folder_(std::move(folder)) {}
-
-  Tensor operator()(const std::string& key, const std::string& storage_type, int64_t numel, const std::string&) {
-    auto it = loaded_.find(key);
-    if (it != loaded_.end()) return it->second;
-    Tensor t = read_storage_record(zip_, folder_ + "/" + key, storage_type, numel);
-    loaded_.emplace(key, t);
-    return t;
-  }
-
- private:
-  const ZipReader& zip_;
-  std::string folder_;
-  std::map<std::string, Tensor> loaded_;
-};
-
 // Moves every tensor reachable from `v` (objects, lists, tuples, dicts) to `device`, once each.
 void move_tensors(IValue& v, Device device, std::map<const Object*, bool>& seen) {
   RunScope::visit("moving a nested value's tensors");
