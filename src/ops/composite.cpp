@@ -3,7 +3,8 @@
 // ones over a height of 1; group and instance norm as layer_norm over each group's values and a
 // per-channel affine; pixel (un)shuffle as a reshape, a permute and a reshape; flip and the
 // reflection and replication pads as gathers of rows (ops/index_plan.h); glu, prelu, split,
-// split_with_sizes and narrow from slices and activations; lerp, baddbmm, var and std, tile and
+// split_with_sizes and narrow from slices and activations; lerp, baddbmm, var and std (and
+// var_mean, std_mean), tile and
 // the in-place gelu_, lerp_ and zero_ from arithmetic, repeat and copy_; max.dim and min.dim as
 // amax (amin) and argmax (argmin).
 #include <algorithm>
@@ -165,13 +166,15 @@ Tensor adaptive_avg_pool3d(const Tensor& self, IntList output_size) {
 
 IValue opt_scale(std::optional<double> s) { return s ? IValue(*s) : IValue(); }
 
-// mode: "nearest" or "linear"; sizes and scales of the 1 or 3 resized dims (scales may be unset).
+// mode: "nearest", "nearest-exact" or "linear"; sizes and scales of the 1 or 3 resized dims (scales may be unset).
 Tensor resize_by_2d(const char* op, const Tensor& self, const std::string& mode, bool align_corners,
                     const IntList& sizes, const std::vector<std::optional<double>>& scales) {
   check_defined(op, self);
   auto two_d = [&](const Tensor& x, IntList size, std::optional<double> sh, std::optional<double> sw) {
-    if (mode == "nearest")
-      return call("aten::upsample_nearest2d", {IValue(x), IValue(size), opt_scale(sh), opt_scale(sw)}).toTensor();
+    if (mode == "nearest" || mode == "nearest-exact")
+      return call(mode == "nearest" ? "aten::upsample_nearest2d" : "aten::_upsample_nearest_exact2d",
+                  {IValue(x), IValue(size), opt_scale(sh), opt_scale(sw)})
+          .toTensor();
     return call("aten::upsample_bilinear2d", {IValue(x), IValue(size), IValue(align_corners), opt_scale(sh), opt_scale(sw)})
         .toTensor();
   };
@@ -222,6 +225,21 @@ Tensor upsample_nearest1d(const Tensor& self, IntList output_size, std::optional
 }
 Tensor upsample_nearest1d_vec(const Tensor& input, std::optional<IntList> size, std::optional<std::vector<double>> scales) {
   return resize_vec("aten::upsample_nearest1d", input, size, scales, "nearest", false, 1);
+}
+Tensor upsample_nearest_exact1d(const Tensor& self, IntList output_size, std::optional<double> scales) {
+  return resize_by_2d("aten::_upsample_nearest_exact1d", self, "nearest-exact", false, output_size, {scales});
+}
+Tensor upsample_nearest_exact1d_vec(const Tensor& input, std::optional<IntList> size,
+                                    std::optional<std::vector<double>> scales) {
+  return resize_vec("aten::_upsample_nearest_exact1d", input, size, scales, "nearest-exact", false, 1);
+}
+Tensor upsample_nearest_exact3d(const Tensor& self, IntList output_size, std::optional<double> sd,
+                                std::optional<double> sh, std::optional<double> sw) {
+  return resize_by_2d("aten::_upsample_nearest_exact3d", self, "nearest-exact", false, output_size, {sd, sh, sw});
+}
+Tensor upsample_nearest_exact3d_vec(const Tensor& input, std::optional<IntList> size,
+                                    std::optional<std::vector<double>> scales) {
+  return resize_vec("aten::_upsample_nearest_exact3d", input, size, scales, "nearest-exact", false, 3);
 }
 Tensor upsample_linear1d(const Tensor& self, IntList output_size, bool align_corners, std::optional<double> scales) {
   return resize_by_2d("aten::upsample_linear1d", self, "linear", align_corners, output_size, {scales});
@@ -605,6 +623,36 @@ Tensor std_dim(const Tensor& self, std::optional<IntList> dim, bool unbiased, bo
 Tensor std_correction(const Tensor& self, std::optional<IntList> dim, std::optional<double> correction, bool keepdim) {
   return call("aten::sqrt", {IValue(variance("aten::std", self, dim, correction.value_or(1.0), keepdim))}).toTensor();
 }
+// (variance or standard deviation, mean): the mean variance() computed, shaped as the result.
+std::tuple<Tensor, Tensor> var_mean_of(const char* op, const Tensor& self, const std::optional<IntList>& dim,
+                                       double correction, bool keepdim, bool take_root) {
+  Tensor mean_kept;
+  Tensor v = variance(op, self, dim, correction, keepdim, &mean_kept);
+  if (take_root) v = call("aten::sqrt", {IValue(v)}).toTensor();
+  return {v, reshape(mean_kept, v.sizes())};
+}
+Tensor var_all(const Tensor& self, bool unbiased) { return var_dim(self, std::nullopt, unbiased, false); }
+Tensor std_all(const Tensor& self, bool unbiased) { return std_dim(self, std::nullopt, unbiased, false); }
+std::tuple<Tensor, Tensor> var_mean_all(const Tensor& self, bool unbiased) {
+  return var_mean_of("aten::var_mean", self, std::nullopt, unbiased ? 1.0 : 0.0, false, false);
+}
+std::tuple<Tensor, Tensor> std_mean_all(const Tensor& self, bool unbiased) {
+  return var_mean_of("aten::std_mean", self, std::nullopt, unbiased ? 1.0 : 0.0, false, true);
+}
+std::tuple<Tensor, Tensor> var_mean_dim(const Tensor& self, std::optional<IntList> dim, bool unbiased, bool keepdim) {
+  return var_mean_of("aten::var_mean", self, dim, unbiased ? 1.0 : 0.0, keepdim, false);
+}
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntList> dim,
+                                               std::optional<double> correction, bool keepdim) {
+  return var_mean_of("aten::var_mean", self, dim, correction.value_or(1.0), keepdim, false);
+}
+std::tuple<Tensor, Tensor> std_mean_dim(const Tensor& self, std::optional<IntList> dim, bool unbiased, bool keepdim) {
+  return var_mean_of("aten::std_mean", self, dim, unbiased ? 1.0 : 0.0, keepdim, true);
+}
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntList> dim,
+                                               std::optional<double> correction, bool keepdim) {
+  return var_mean_of("aten::std_mean", self, dim, correction.value_or(1.0), keepdim, true);
+}
 
 // (layer_norm, mean, 1 / sqrt(biased variance + eps)), the statistics over the normalized dims
 // with those dims kept as size 1.
@@ -658,6 +706,18 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_nearest1d(Tensor self, SymInt[1] outp
                            upsample_nearest1d);
 TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
                            upsample_nearest1d_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_nearest_exact1d(Tensor self, SymInt[1] output_size, float? scales=None) "
+                           "-> Tensor",
+                           upsample_nearest_exact1d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_nearest_exact1d.vec(Tensor input, SymInt[]? output_size, "
+                           "float[]? scale_factors) -> Tensor",
+                           upsample_nearest_exact1d_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_nearest_exact3d(Tensor self, SymInt[3] output_size, float? scales_d=None, "
+                           "float? scales_h=None, float? scales_w=None) -> Tensor",
+                           upsample_nearest_exact3d);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_nearest_exact3d.vec(Tensor input, SymInt[]? output_size, "
+                           "float[]? scale_factors) -> Tensor",
+                           upsample_nearest_exact3d_vec);
 TVK_REGISTER_OP_ANY_DEVICE("aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, "
                            "float? scales=None) -> Tensor",
                            upsample_linear1d);
@@ -733,6 +793,22 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::std.dim(Tensor self, int[1]? dim, bool unbiase
 TVK_REGISTER_OP_ANY_DEVICE("aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                            "bool keepdim=False) -> Tensor",
                            std_correction);
+TVK_REGISTER_OP_ANY_DEVICE("aten::var(Tensor self, bool unbiased=True) -> Tensor", var_all);
+TVK_REGISTER_OP_ANY_DEVICE("aten::std(Tensor self, bool unbiased=True) -> Tensor", std_all);
+TVK_REGISTER_OP_ANY_DEVICE("aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", var_mean_all);
+TVK_REGISTER_OP_ANY_DEVICE("aten::std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", std_mean_all);
+TVK_REGISTER_OP_ANY_DEVICE("aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> "
+                           "(Tensor, Tensor)",
+                           var_mean_dim);
+TVK_REGISTER_OP_ANY_DEVICE("aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                           "bool keepdim=False) -> (Tensor, Tensor)",
+                           var_mean_correction);
+TVK_REGISTER_OP_ANY_DEVICE("aten::std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> "
+                           "(Tensor, Tensor)",
+                           std_mean_dim);
+TVK_REGISTER_OP_ANY_DEVICE("aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                           "bool keepdim=False) -> (Tensor, Tensor)",
+                           std_mean_correction);
 TVK_REGISTER_OP_ANY_DEVICE("aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, "
                            "Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)",
                            native_layer_norm);

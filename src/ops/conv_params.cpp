@@ -1,5 +1,7 @@
 #include "ops/conv_params.h"
 
+#include <vector>
+
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 #include "tvk/ops.h"
@@ -138,17 +140,74 @@ IntList same_or_valid_padding(const char* op, Tensor& input, const Tensor& weigh
   return pad;
 }
 
+namespace {
+Tensor zero_planes(const Tensor& like, int64_t n, int64_t c, int64_t depth, int64_t h, int64_t w) {
+  return call("aten::new_zeros", {IValue(like), IValue(IntList{n, c, depth, h, w}), IValue(), IValue(), IValue(), IValue()})
+      .toTensor();
+}
+
+Tensor conv_transpose3d_by_planes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                  const IntList& s, const IntList& p, const IntList& d, const IntList& op_pad,
+                                  int64_t groups) {
+  const bool unbatched = input.dim() == 4;
+  const Tensor x = unbatched ? unsqueeze(input, 0) : input;
+  const int64_t n = x.sizes()[0], c = x.sizes()[1], depth = x.sizes()[2], h = x.sizes()[3], w = x.sizes()[4];
+  TVK_CHECK(groups > 0 && weight.sizes()[0] == c && c % groups == 0, op, ": expected input ", x.shape_string(),
+            " to have ", weight.sizes()[0], " channels for weight ", weight.shape_string(), " and groups=", groups);
+  const int64_t out_c = weight.sizes()[1] * groups, kd = weight.sizes()[2];
+  for (int i = 0; i < 3; ++i)
+    TVK_CHECK(op_pad[i] >= 0 && (op_pad[i] < s[i] || op_pad[i] < d[i]), op,
+              ": output padding must be smaller than either stride or dilation, got output_padding=",
+              shape_string(op_pad), ", stride=", shape_string(s), ", dilation=", shape_string(d));
+  // The full output depth before the padding is cut (output padding adds planes at the end).
+  const int64_t full = (depth - 1) * s[0] + d[0] * (kd - 1) + 1 + op_pad[0];
+  const int64_t out_d = full - 2 * p[0];
+  TVK_CHECK(out_d > 0, op, ": the output depth ", out_d, " is not positive");
+  const Tensor planes = reshape(permute(x, {0, 2, 1, 3, 4}), {n * depth, c, h, w});
+  const int64_t spread_len = (depth - 1) * s[0] + 1;
+  Tensor acc;
+  for (int64_t t = 0; t < kd; ++t) {
+    const Tensor y2 = call("aten::conv_transpose2d.input",
+                           {IValue(planes), IValue(select(weight, 2, t)), IValue(), IValue(IntList{s[1], s[2]}),
+                            IValue(IntList{p[1], p[2]}), IValue(IntList{op_pad[1], op_pad[2]}), IValue(groups),
+                            IValue(IntList{d[1], d[2]})})
+                          .toTensor();
+    const int64_t oh = y2.sizes()[2], ow = y2.sizes()[3];
+    Tensor y = permute(reshape(y2, {n, depth, out_c, oh, ow}), {0, 2, 1, 3, 4});  // (N, O, D, H, W)
+    if (s[0] > 1) {  // stride: s - 1 zero planes after each input plane, the last ones dropped
+      std::vector<Tensor> parts{unsqueeze(y, 3)};
+      const Tensor zero = unsqueeze(zero_planes(y, n, out_c, depth, oh, ow), 3);
+      for (int64_t k = 1; k < s[0]; ++k) parts.push_back(zero);
+      y = slice(reshape(cat(parts, 3), {n, out_c, depth * s[0], oh, ow}), 2, 0, spread_len);
+    }
+    std::vector<Tensor> placed;
+    const int64_t before = t * d[0], after = full - before - spread_len;
+    if (before > 0) placed.push_back(zero_planes(y, n, out_c, before, oh, ow));
+    placed.push_back(y);
+    if (after > 0) placed.push_back(zero_planes(y, n, out_c, after, oh, ow));
+    const Tensor shifted = placed.size() == 1 ? y : cat(placed, 2);
+    acc = acc.defined() ? add(acc, shifted) : shifted;
+  }
+  Tensor out = slice(acc, 2, p[0], p[0] + out_d).contiguous();
+  if (bias.defined()) out = add(out, reshape(bias, {out_c, 1, 1, 1}));
+  return unbatched ? reshape(out, {out_c, out_d, out.sizes()[3], out.sizes()[4]}) : out;
+}
+}  // namespace
+
 Tensor conv3d_by_planes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
-                        int64_t groups) {
+                        const IntList& output_padding, int64_t groups) {
   check_defined(op, input, "input");
-  TVK_CHECK(!transposed, op, ": transposed 3-D convolutions are not supported");
   TVK_CHECK(input.dim() == 4 || input.dim() == 5, op,
             ": expected a 4-D (unbatched) or 5-D (batched) input to conv3d, got input of size ", input.shape_string());
   const IntList s = expand_triple(op, "stride", stride), p = expand_triple(op, "padding", padding);
   const IntList d = expand_triple(op, "dilation", dilation);
   for (int i = 0; i < 3; ++i)
     TVK_CHECK(s[i] > 0 && d[i] > 0 && p[i] >= 0, op, ": stride and dilation must be positive and padding non-negative");
+  if (transposed) {
+    const IntList op_pad = output_padding.empty() ? IntList{0, 0, 0} : expand_triple(op, "output_padding", output_padding);
+    return conv_transpose3d_by_planes(op, input, weight, bias, s, p, d, op_pad, groups);
+  }
   const bool unbatched = input.dim() == 4;
   Tensor x = unbatched ? unsqueeze(input, 0) : input;
   const int64_t n = x.sizes()[0], c = x.sizes()[1], depth = x.sizes()[2], h = x.sizes()[3], w = x.sizes()[4];

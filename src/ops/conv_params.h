@@ -48,10 +48,12 @@ ConvAs2d conv_as_2d(const char* op, const Tensor& input, const Tensor& weight, c
 // A 3-D convolution (weight (O, I / groups, kD, kH, kW); input (N, C, D, H, W) or (C, D, H, W)),
 // on any device, as kD 2-D convolutions summed: for each depth tap kd, the input's depth slices
 // that tap reads, batched as (N * D_out, C, H, W), convolved with weight[:, :, kd]. Transposed
-// 3-D convolutions are refused.
+// (weight (I, O / groups, kD, kH, kW)): each depth tap's transposed 2-D convolution of every
+// input plane, spread by the stride (zero planes between) and shifted to the tap's place in the
+// output depth, summed; the padding then cut from both ends.
 Tensor conv3d_by_planes(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
-                        int64_t groups);
+                        const IntList& output_padding, int64_t groups);
 // The string padding of conv1d.padding / conv2d.padding: "valid" (none) or "same" (stride 1
 // only; where the total d * (k - 1) of a dim is odd, the extra element goes after, as in PyTorch,
 // by padding `input` with zeros first). Returns the symmetric padding; may replace `input`.
@@ -68,7 +70,7 @@ struct ConvolutionSchemas {
                     const IntList& stride, const IntList& padding, const IntList& dilation, bool transposed,
                     const IntList& output_padding, int64_t groups, bool allow_unbatched) {
     if (weight.defined() && weight.dim() == 5)
-      return conv3d_by_planes(op, input, weight, bias, stride, padding, dilation, transposed, groups);
+      return conv3d_by_planes(op, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
     const ConvAs2d c = conv_as_2d(op, input, weight, stride, padding, dilation, output_padding);
     return c.output(Impl(op, c.input, c.weight, bias, c.stride, c.padding, c.dilation, transposed, c.output_padding,
                          groups, allow_unbatched));
@@ -112,6 +114,11 @@ struct ConvolutionSchemas {
   static Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
                                  IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
     return run("aten::conv_transpose1d", input, weight, bias, stride, padding, dilation, true, output_padding, groups,
+               true);
+  }
+  static Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,
+                                 IntList padding, IntList output_padding, int64_t groups, IntList dilation) {
+    return run("aten::conv_transpose3d", input, weight, bias, stride, padding, dilation, true, output_padding, groups,
                true);
   }
   static Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride,

@@ -152,4 +152,32 @@ Upsample2dParams upsample_bilinear2d_vec_params(const Tensor& input, const std::
   return upsample_bilinear2d_params(input, size, align_corners, (*scale_factors)[0], (*scale_factors)[1]);
 }
 
+GridSampleParams grid_sample_params(const char* op, const Tensor& input, const Tensor& grid, int64_t mode,
+                                    int64_t padding, bool align_corners) {
+  check_defined(op, input, "input");
+  check_defined(op, grid, "grid");
+  TVK_CHECK(input.dtype() == DType::Float32 && grid.dtype() == DType::Float32, op,
+            ": expected float32 input and grid, got ", to_string(input.dtype()), " and ", to_string(grid.dtype()));
+  TVK_CHECK(input.dim() == 4, op, ": tvk samples 4-D input (N, C, H, W) only, got ", input.shape_string());
+  TVK_CHECK(grid.dim() == 4 && grid.sizes()[3] == 2, op, ": expected grid of shape (N, H_out, W_out, 2), got ",
+            grid.shape_string());
+  TVK_CHECK(grid.sizes()[0] == input.sizes()[0], op, ": expected grid and input to have same batch size, but got input with sizes ",
+            input.shape_string(), " and grid with sizes ", grid.shape_string());
+  TVK_CHECK(mode >= 0 && mode <= 2, op, ": interpolation mode ", mode, " is not bilinear (0), nearest (1) or bicubic (2)");
+  TVK_CHECK(padding >= 0 && padding <= 2, op, ": padding mode ", padding, " is not zeros (0), border (1) or reflection (2)");
+  TVK_CHECK(input.sizes()[2] > 0 && input.sizes()[3] > 0, op, ": expected input to have non-empty spatial dimensions, ",
+            "but input has sizes ", input.shape_string());
+  GridSampleParams p;
+  p.n = input.sizes()[0];
+  p.channels = input.sizes()[1];
+  p.in_h = input.sizes()[2];
+  p.in_w = input.sizes()[3];
+  p.out_h = grid.sizes()[1];
+  p.out_w = grid.sizes()[2];
+  p.mode = mode;
+  p.padding = padding;
+  p.align_corners = align_corners;
+  return p;
+}
+
 }  // namespace tvk::ops

@@ -38,9 +38,16 @@ struct Upsample2dParams {
   // nearest: source index = min(floor(dst * ratio), in - 1), in float32. bilinear: source
   // coordinate = dst * ratio (align_corners) or max(ratio * (dst + 0.5) - 0.5, 0), in float32.
   float ratio_h = 1.f, ratio_w = 1.f;
-  bool align_corners = false;  // bilinear only
+  // nearest-exact: source index = min(floor((dst + 0.5) * ratio), in - 1) (offset 0.5).
+  float offset = 0.f;
+  bool align_corners = false;  // bilinear and bicubic only
   IntList out_sizes;
 };
+// The same resize with nearest-exact's half-pixel offset.
+inline Upsample2dParams exact(Upsample2dParams p) {
+  p.offset = 0.5f;
+  return p;
+}
 // upsample_nearest2d: output_size with optional scales (used for the source index when > 0).
 Upsample2dParams upsample_nearest2d_params(const Tensor& input, const IntList& output_size,
                                            std::optional<double> scale_h, std::optional<double> scale_w);
@@ -54,5 +61,15 @@ Upsample2dParams upsample_bilinear2d_params(const Tensor& input, const IntList& 
 Upsample2dParams upsample_bilinear2d_vec_params(const Tensor& input, const std::optional<IntList>& output_size,
                                                 bool align_corners,
                                                 const std::optional<std::vector<double>>& scale_factors);
+
+// grid_sampler / grid_sampler_2d over a 4-D input: (N, C, H, W) sampled at grid (N, Ho, Wo, 2).
+struct GridSampleParams {
+  int64_t n = 0, channels = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t mode = 0;     // 0 bilinear, 1 nearest, 2 bicubic
+  int64_t padding = 0;  // 0 zeros, 1 border, 2 reflection
+  bool align_corners = false;
+};
+GridSampleParams grid_sample_params(const char* op, const Tensor& input, const Tensor& grid, int64_t mode,
+                                    int64_t padding, bool align_corners);
 
 }  // namespace tvk::ops

@@ -1375,6 +1375,232 @@ def families(torch, c):
               ref=gru_gates)
     c.error("tvk::lstm_gates", r(3, 2, 20), 3, r(2, 20), r(2, 5), ref=lambda gx, t, gh, cc: gx[t])
 
+    generate_math(torch, c)
+
+
+def generate_math(torch, c):
+    """Math, norms, layout, resampling and factories added for the model families (issue 48)."""
+    torch.manual_seed(4321)
+    r = torch.randn
+    nan, inf = float("nan"), float("inf")
+    special = torch.tensor([nan, inf, -inf, 0.0, -0.0, -1.5, 2.5, 0.3, -0.7, 1e30])
+    # Trigonometric, hyperbolic and other pointwise functions (in-place forms too); inputs in
+    # each function's domain, plus NaN and infinities.
+    domains = {"tan": r(3, 7) * 1.4, "asin": torch.rand(3, 7) * 2 - 1, "acos": torch.rand(3, 7) * 2 - 1,
+               "atan": r(3, 7) * 5, "sinh": r(3, 7) * 3, "cosh": r(3, 7) * 3, "asinh": r(3, 7) * 5,
+               "acosh": torch.rand(3, 7) * 9 + 1, "atanh": torch.rand(3, 7) * 1.98 - 0.99, "erfc": r(3, 7) * 2,
+               "exp2": r(3, 7) * 4, "frac": r(3, 7) * 5}
+    for name, x in domains.items():
+        c.add(f"aten::{name}", x)
+        c.add(f"aten::{name}_", x)
+        # 1e30 is left out of tan: a float32 GPU tan reduces huge arguments loosely.
+        c.add(f"aten::{name}", (special if name != "tan" else special[:9]).reshape(-1, 3 if name == "tan" else 5))
+    c.add("aten::sinh", torch.tensor([1e-3, -2e-4, 0.1, -0.2, 0.26, 0.0]))  # the series' range and its edge
+    c.add("aten::asinh", torch.tensor([1e-3, -2e-4, 0.1, -0.2, 0.26, 0.0]))
+    c.add("aten::softshrink", r(4, 5), 0.5)
+    c.add("aten::softshrink", special, 1.0)
+    c.add("aten::sgn", r(2, 5))
+    c.add("aten::square", r(3, 4))
+    c.add("aten::square_", r(3, 4))
+    c.add("aten::square", torch.tensor([3, -4]))
+    # atan2 and fmod with broadcasting, signed zeros and infinities; integer fmod.
+    y, x = r(3, 1, 5) * 3, r(4, 1) * 3
+    c.add("aten::atan2", y, x)
+    zeros = torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, -1.0, inf, -inf, inf, nan])
+    c.add("aten::atan2", zeros, torch.tensor([0.0, 0.0, -0.0, -0.0, -inf, inf, inf, -inf, -inf, 1.0]))
+    c.add("aten::fmod.Tensor", r(3, 5) * 7, r(5) + 2.5)
+    c.add("aten::fmod.Tensor", torch.tensor([7, -7, 9, -9]), torch.tensor([2, 2, -4, -4]))
+    c.add("aten::fmod.Scalar", r(3, 5) * 7, 1.5)
+    c.add("aten::fmod.Scalar", r(3, 5) * 7, -2)
+    c.add("aten::fmod.Scalar", torch.tensor([7, -7]), 3)
+    c.add("aten::div.Tensor_mode", r(2, 3, 4) * 9, r(3, 1) + 2, "floor")
+    c.add("aten::div.Scalar_mode", r(2, 5) * 9, 0.7, "floor")
+    c.add("aten::div.Scalar_mode", r(2, 5) * 9, -1.3, "trunc")
+    c.add("aten::div.Scalar_mode", r(2, 5) * 9, 4.0, None)
+    c.add("aten::maximum", r(2, 1, 4), r(3, 1))
+    c.add("aten::minimum", r(2, 1, 4), r(3, 1))
+    c.add("aten::minimum", special, special.flip(0))
+    for cmp in ["eq", "ne", "gt", "lt", "ge", "le"]:
+        a = torch.round(r(2, 3, 5))
+        c.add(f"aten::{cmp}.Tensor", a, torch.round(r(3, 1)))
+        c.add(f"aten::{cmp}.Tensor", special, special.flip(0))
+    # Aliases and clamps by tensors.
+    for name in ["detach", "detach_", "lift_fresh", "alias", "lift_fresh_copy"]:
+        c.add(f"aten::{name}", r(2, 3))
+    lo, hi = r(3, 1) - 1, r(5) + 1
+    c.add("aten::clamp.Tensor", r(3, 5) * 2, lo, hi)
+    c.add("aten::clamp.Tensor", r(3, 5) * 2, None, hi)
+    c.add("aten::clamp.Tensor", r(3, 5) * 2, hi, lo)  # min above max: max wins, as in torch
+    c.add("aten::clamp_.Tensor", r(3, 5) * 2, lo, None)
+    c.add("aten::clamp_min.Tensor", r(3, 5), lo)
+    c.add("aten::clamp_max.Tensor", r(3, 5), hi)
+    c.error("aten::clamp.Tensor", r(3), None, None)
+    # Float classification.
+    for name in ["isnan", "isinf", "isposinf", "isneginf", "isfinite"]:
+        c.add(f"aten::{name}", special.reshape(5, 2))
+        c.add(f"aten::{name}", torch.tensor([3, -1, 0]))
+    c.add("aten::nan_to_num", special, None, None, None)
+    c.add("aten::nan_to_num", special, 1.5, 100.0, -100.0)
+    c.add("aten::nan_to_num_", special.clone(), 0.0, None, -3.0)
+    # Arithmetic composites.
+    a, b, d = r(3, 4), r(4), r(3, 1) + 3
+    c.add("aten::addcmul", a, b, d, 0.5)
+    c.add("aten::addcdiv", a, b, d, -2)
+    c.add("aten::addcmul_", a, b, d, 1)
+    c.add("aten::addcdiv_", a, b, d, 0.25)
+    c.add("aten::hypot", r(3, 4) * 3, r(4) * 3)
+    c.add("aten::logaddexp", r(3, 4) * 5, r(4) * 5)
+    c.add("aten::logaddexp", torch.tensor([inf, -inf, inf, 1.0, nan]), torch.tensor([inf, -inf, -inf, -inf, 0.0]))
+    c.add("aten::xlogy.Tensor", torch.tensor([0.0, 0.0, 2.0, 1.5, 0.0]), torch.tensor([0.0, nan, 3.0, 0.5, 4.0]))
+    c.add("aten::logit", torch.rand(3, 4), None)
+    c.add("aten::logit", torch.tensor([0.0, 1.0, 0.5, 0.01]), 1e-3)
+    # Reductions: logsumexp, norms, counts, statistics.
+    x = r(3, 4, 5) * 3
+    for dims, keep in [([1], False), ([0, 2], True), ([-1], True)]:
+        c.add("aten::logsumexp", x, dims, keep)
+    c.add("aten::logsumexp", torch.tensor([[-inf, -inf], [inf, 1.0], [nan, 0.0]]), [1], False)
+    for ord_ in [2, 1, 3, 0.5, 0, inf, -inf]:
+        c.add("aten::linalg_vector_norm", x, ord_, [1], False, None)
+        c.add("aten::linalg_vector_norm", x, ord_, None, True, None)
+    c.add("aten::norm.ScalarOpt_dim", x, 2, [2], True)
+    c.add("aten::norm.ScalarOpt_dim", x, None, [0, 1], False)
+    c.add("aten::norm.ScalarOpt_dim", x, 1, [-1], False)
+    c.add("aten::norm.ScalarOpt_dim_dtype", x, 2, [1], False, 6,
+          ref=lambda t, p, d, k, dt: torch.norm(t, p, d, k, dtype=torch.float32))
+    c.add("aten::norm.Scalar", x, 2)
+    c.add("aten::norm.Scalar", x, 1)
+    c.add("aten::frobenius_norm.dim", x, [1, 2], False)
+    m = r(4, 5)
+    for ord_, dim in [(None, None), (None, [1]), (2, [0]), (1, None), (-1, [0, 1]), (inf, None), (-inf, [1, 0])]:
+        c.add("aten::linalg_norm", m, ord_, dim, False, None)
+    c.add("aten::linalg_norm", r(2, 3, 4), inf, [2, 1], True, None)
+    c.add("aten::linalg_norm", r(6), 3, None, False, None)
+    c.add("aten::linalg_norm.ord_str", m, "fro", None, False, None)
+    c.add("aten::linalg_norm.ord_str", r(2, 3, 4), "fro", [0, 2], True, None)
+    sparse = torch.where(r(3, 4, 5) > 0.5, r(3, 4, 5), torch.zeros(()))
+    c.add("aten::count_nonzero.dim_IntList", sparse, [1, 2])
+    c.add("aten::count_nonzero.dim_IntList", sparse, [])
+    c.add("aten::count_nonzero", sparse, None)
+    c.add("aten::count_nonzero", sparse, -1)
+    c.add("aten::dot", r(7), r(7))
+    c.add("aten::vdot", r(7), r(7))
+    c.error("aten::dot", r(7), r(6))
+    c.add("aten::dist", r(3, 4), r(4), 2)
+    c.add("aten::dist", r(3, 4), r(4), 1)
+    c.add("aten::cosine_similarity", r(3, 8), r(3, 8), 1, 1e-8)
+    c.add("aten::cosine_similarity", r(2, 4, 3), r(4, 1), 1, 1e-8)
+    c.add("aten::cosine_similarity", torch.zeros(2, 3), r(2, 3), 1, 1e-8)
+    c.add("aten::pairwise_distance", r(5, 8), r(5, 8), 2, 1e-6, False)
+    c.add("aten::pairwise_distance", r(5, 8), r(8), 1, 1e-6, True)
+    c.add("aten::cdist", r(2, 5, 3), r(2, 4, 3), 2, None)
+    c.add("aten::cdist", r(5, 3), r(4, 3), 1, None)
+    c.error("aten::cdist", r(5, 3), r(4, 2), 2, None)
+    x = r(3, 4, 5)
+    c.add("aten::var", x, True)
+    c.add("aten::std", x, False)
+    c.add("aten::var_mean", x, True)
+    c.add("aten::std_mean", x, False)
+    c.add("aten::var_mean.dim", x, [1], True, True)
+    c.add("aten::std_mean.dim", x, [0, 2], False, False)
+    c.add("aten::var_mean.correction", x, [2], 0, False)
+    c.add("aten::std_mean.correction", x, None, 2, True)
+    # Running products.
+    for d in [0, 1, -1]:
+        c.add("aten::cumprod", torch.rand(3, 4, 5) + 0.5, d, None)
+    c.add("aten::cumprod", torch.tensor([[1, 2, 3], [-4, 5, 0]]), 1, None)
+    c.add("aten::cumprod", torch.tensor(2.5), 0, None)
+    # Layout.
+    for k in [0, 1, -2, 7]:
+        c.add("aten::triu", r(2, 4, 5), k)
+        c.add("aten::tril", r(4, 5), k)
+    c.add("aten::triu_", r(5, 4), 1)
+    c.add("aten::tril_", r(5, 4), -1)
+    c.add("aten::triu", torch.tensor([[1, 2], [3, 4]]), 0)
+    c.error("aten::triu", r(4), 0)
+    x = r(3, 4, 5)
+    for off, d1, d2 in [(0, 0, 1), (1, 1, 2), (-2, 2, 0), (9, 0, 1)]:
+        c.add("aten::diagonal", x, off, d1, d2)
+    c.error("aten::diagonal", x, 0, 1, 1)
+    for k in [0, 2, -1]:
+        c.add("aten::diag", r(4), k)
+        c.add("aten::diag", r(3, 5), k)
+    c.add("aten::movedim.int", x, 0, -1)
+    c.add("aten::movedim.intlist", x, [0, 1], [2, 0])
+    c.add("aten::moveaxis.int", x, 2, 0)
+    c.add("aten::moveaxis.intlist", x, [2], [1])
+    c.error("aten::movedim.intlist", x, [0, 0], [1, 2])
+    for k in [1, 2, 3, -1, 0]:
+        c.add("aten::rot90", x, k, [1, 2])
+    c.add("aten::rot90", x, 1, [2, 0])
+    c.error("aten::rot90", x, 1, [1, 1])
+    for name in ["hstack", "vstack", "row_stack", "dstack", "column_stack"]:
+        c.add(f"aten::{name}", [r(3), r(3)])
+        c.add(f"aten::{name}", [r(2, 3), r(2, 3)])
+        c.add(f"aten::{name}", [r(2, 3, 4), r(2, 3, 4)])
+    c.add("aten::hstack", [torch.tensor(1.5), r(2)])
+    c.add("aten::mv", r(4, 5), r(5))
+    c.add("aten::outer", r(4), r(3))
+    c.add("aten::ger", r(4), r(3))
+    # F.fold (col2im): strided, padded, dilated, unbatched, and blocks that stop short of the edge.
+    for (ch, size, k, d, p, st) in [(2, (5, 6), (2, 3), (1, 1), (0, 1), (1, 2)), (3, (7, 7), (3, 3), (2, 1), (1, 2), (2, 2)),
+                                    (1, (4, 5), (1, 1), (1, 1), (0, 0), (1, 1)), (2, (8, 9), (3, 2), (1, 2), (1, 0), (3, 2))]:
+        blocks = [(size[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // st[i] + 1 for i in range(2)]
+        cols = r(2, ch * k[0] * k[1], blocks[0] * blocks[1])
+        c.add("aten::col2im", cols, list(size), list(k), list(d), list(p), list(st))
+    c.add("aten::col2im", r(4, 12), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])
+    c.error("aten::col2im", r(1, 4, 11), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1])
+    # Transposed 3-D convolutions: strides, padding, output padding, groups, dilation, unbatched.
+    c.add("aten::conv_transpose3d.input", r(1, 3, 3, 4, 5), r(3, 4, 3, 3, 3), r(4), [2, 2, 2], [1, 1, 1], [0, 0, 0], 1, [1, 1, 1])
+    c.add("aten::conv_transpose3d.input", r(2, 4, 3, 4, 4), r(4, 3, 2, 3, 1), None, [3, 1, 2], [0, 1, 0], [1, 0, 1], 2,
+          [2, 1, 1])
+    c.add("aten::conv_transpose3d.input", r(2, 3, 4, 5), r(2, 3, 2, 2, 2), r(3), [2, 2, 2], [0, 0, 0], [0, 0, 0], 1, [1, 1, 1])
+    c.error("aten::conv_transpose3d.input", r(1, 3, 3, 4, 5), r(3, 4, 3, 3, 3), None, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1,
+            [1, 1, 1])
+    # Resizing: nearest-exact in 1, 2 and 3 dims, bicubic with and without align_corners.
+    for size in [[7, 9], [3, 2], [5, 5]]:
+        c.add("aten::_upsample_nearest_exact2d", r(1, 2, 5, 5), size, None, None)
+    c.add("aten::_upsample_nearest_exact2d.vec", r(2, 3, 4, 5), None, [1.5, 2.0])
+    c.add("aten::_upsample_nearest_exact1d", r(2, 3, 5), [8], None)
+    c.add("aten::_upsample_nearest_exact1d.vec", r(2, 3, 5), None, [0.6])
+    c.add("aten::_upsample_nearest_exact3d", r(1, 2, 3, 4, 5), [5, 3, 7], None, None, None)
+    c.add("aten::_upsample_nearest_exact3d.vec", r(1, 2, 3, 4, 5), None, [2.0, 1.0, 0.5])
+    for align in [False, True]:
+        c.add("aten::upsample_bicubic2d", r(2, 3, 5, 6), [9, 4], align, None, None)
+        c.add("aten::upsample_bicubic2d", r(1, 2, 4, 4), [4, 4], align, None, None)
+        c.add("aten::upsample_bicubic2d.vec", r(1, 2, 5, 3), None, align, [2.0, 1.5])
+    c.add("aten::upsample_bicubic2d", r(1, 2, 1, 1), [3, 2], False, None, None)
+    c.error("aten::upsample_bicubic2d", r(3, 4, 4), [8, 8], False, None, None)
+    # grid_sample: every interpolation and padding mode, both align_corners, points outside
+    # [-1, 1] and on pixel centres.
+    inp = r(2, 3, 5, 6)
+    grid = torch.rand(2, 4, 7, 2) * 2.6 - 1.3
+    for mode in [0, 1, 2]:
+        for padding in [0, 1, 2]:
+            for align in [False, True]:
+                c.add("aten::grid_sampler", inp, grid, mode, padding, align)
+    c.add("aten::grid_sampler_2d", inp, grid, 0, 0, False)
+    c.add("aten::grid_sampler_2d", r(1, 1, 1, 1), grid[:1], 0, 1, True)  # a single pixel
+    c.error("aten::grid_sampler", inp, r(3, 4, 7, 2), 0, 0, False)
+    # F.affine_grid in 2-D and 3-D, both align_corners, a size of one.
+    for align in [False, True]:
+        c.add("aten::affine_grid_generator", r(2, 2, 3), [2, 3, 5, 4], align)
+        c.add("aten::affine_grid_generator", r(1, 3, 4), [1, 2, 3, 4, 2], align)
+    c.add("aten::affine_grid_generator", r(1, 2, 3), [1, 1, 1, 6], False)
+    c.error("aten::affine_grid_generator", r(2, 3, 3), [2, 3, 5, 4], False)
+    # Factories.
+    dtypes = {None: torch.float32, 6: torch.float32, 4: torch.int64}
+    for start, end, steps in [(0, 1, 5), (-2.5, 3, 7), (3, -1, 1), (0, 10, 0), (1, 2, 2)]:
+        c.add("aten::linspace", start, end, steps, None, None, None, None,
+              ref=lambda a, b, n, *x: torch.linspace(a, b, n))
+        c.add("aten::logspace", start, end, steps, 2.0, None, None, None, None,
+              ref=lambda a, b, n, base, *x: torch.logspace(a, b, n, base))
+    c.add("aten::linspace", 0, 100, 11, 4, None, None, None, ref=lambda a, b, n, *x: torch.linspace(a, b, n, dtype=torch.int64))
+    c.add("aten::logspace", -1, 1, 5, 10.0, None, None, None, None, ref=lambda a, b, n, base, *x: torch.logspace(a, b, n, base))
+    c.error("aten::linspace", 0, 1, -1, None, None, None, None, ref=lambda a, b, n, *x: torch.linspace(a, b, n))
+    c.add("aten::eye", 4, None, None, None, None, ref=lambda n, *x: torch.eye(n))
+    c.add("aten::eye.m", 3, 5, None, None, None, None, ref=lambda n, m, *x: torch.eye(n, m))
+    c.add("aten::eye.m", 4, 2, 4, None, None, None, ref=lambda n, m, dt, *x: torch.eye(n, m, dtype=dtypes[dt]))
+
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
-// Activations and clamps: relu, relu6, leaky_relu, elu, selu, celu, softplus, mish, log_sigmoid,
+// Activations and clamps: relu, relu6, leaky_relu, elu, selu, celu, softplus, softshrink, mish, log_sigmoid,
 // clamp, hardtanh, sigmoid, tanh, hardswish, hardsigmoid, silu, gelu; math functions: neg, abs,
-// sign, exp, expm1, log, log2, log10, log1p, sin, cos, erf, sqrt, rsqrt, reciprocal, floor, ceil,
-// round (half to even), trunc; pow with a scalar exponent (and in-place forms).
+// sign, exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, their inverses and hyperbolic forms,
+// erf, erfc, sqrt, rsqrt, reciprocal, floor, ceil, round (half to even), trunc, frac; pow with a scalar exponent (and in-place forms).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -99,7 +99,25 @@ float softplusf(float x, float beta, float threshold) {
   return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
 }
 
-// One pointwise function, as an op and its in-place form.
+// int64 and bool tensors as float32: functions torch computes in floating point
+// (torch.reciprocal(torch.tensor(8)) is 0.125; a traced model's 1 / size).
+Tensor float_input(const char* op, const Tensor& self) {
+  check_defined(op, self);
+  if (self.dtype() == DType::Float32) return self;
+  return call("aten::to.dtype", {IValue(self), IValue(int64_t{6}), IValue(false), IValue(false), IValue()}).toTensor();
+}
+
+// One pointwise function, as an op and its in-place form (the in-place form takes float32 only,
+// as torch cannot cast a float result back into an integer self).
+#define TVK_POINTWISE_TO_FLOAT(name, expr)                           \
+  Tensor name(const Tensor& self) {                                  \
+    return map_float(float_input("aten::" #name, self), [](float x) { return expr; }); \
+  }                                                                  \
+  Tensor name##_(const Tensor& self) {                               \
+    check_float("aten::" #name "_", self);                           \
+    apply_float(self, [](float x) { return expr; });                 \
+    return self;                                                     \
+  }
 #define TVK_POINTWISE(name, expr)                                    \
   Tensor name(const Tensor& self) {                                  \
     check_float("aten::" #name, self);                               \
@@ -111,33 +129,51 @@ float softplusf(float x, float beta, float threshold) {
     return self;                                                     \
   }
 TVK_POINTWISE(relu6, clampf(x, 0.f, 6.f))
-TVK_POINTWISE(sigmoid, sigmoidf(x))
-TVK_POINTWISE(tanh, std::tanh(x))
+TVK_POINTWISE_TO_FLOAT(sigmoid, sigmoidf(x))
+TVK_POINTWISE_TO_FLOAT(tanh, std::tanh(x))
 TVK_POINTWISE(hardswish, x * hardsigmoidf(x))
 TVK_POINTWISE(hardsigmoid, hardsigmoidf(x))
 TVK_POINTWISE(silu, x * sigmoidf(x))
 TVK_POINTWISE(neg, -x)
-TVK_POINTWISE(exp, std::exp(x))
-TVK_POINTWISE(sqrt, std::sqrt(x))
-TVK_POINTWISE(rsqrt, 1.f / std::sqrt(x))
-TVK_POINTWISE(reciprocal, 1.f / x)
+TVK_POINTWISE_TO_FLOAT(exp, std::exp(x))
+TVK_POINTWISE_TO_FLOAT(sqrt, std::sqrt(x))
+TVK_POINTWISE_TO_FLOAT(rsqrt, 1.f / std::sqrt(x))
+TVK_POINTWISE_TO_FLOAT(reciprocal, 1.f / x)
 TVK_POINTWISE(abs, std::fabs(x))
-TVK_POINTWISE(log, std::log(x))
-TVK_POINTWISE(log2, std::log2(x))
-TVK_POINTWISE(log10, std::log10(x))
-TVK_POINTWISE(log1p, std::log1p(x))
-TVK_POINTWISE(expm1, std::expm1(x))
-TVK_POINTWISE(sin, std::sin(x))
-TVK_POINTWISE(cos, std::cos(x))
+TVK_POINTWISE_TO_FLOAT(log, std::log(x))
+TVK_POINTWISE_TO_FLOAT(log2, std::log2(x))
+TVK_POINTWISE_TO_FLOAT(log10, std::log10(x))
+TVK_POINTWISE_TO_FLOAT(log1p, std::log1p(x))
+TVK_POINTWISE_TO_FLOAT(expm1, std::expm1(x))
+TVK_POINTWISE_TO_FLOAT(sin, std::sin(x))
+TVK_POINTWISE_TO_FLOAT(cos, std::cos(x))
 TVK_POINTWISE(floor, std::floor(x))
 TVK_POINTWISE(ceil, std::ceil(x))
 TVK_POINTWISE(round, std::nearbyint(x))
 TVK_POINTWISE(trunc, std::trunc(x))
 TVK_POINTWISE(sign, static_cast<float>((x > 0.f) - (x < 0.f)))
-TVK_POINTWISE(erf, std::erf(x))
+TVK_POINTWISE_TO_FLOAT(erf, std::erf(x))
 TVK_POINTWISE(mish, x * std::tanh(softplusf(x, 1.f, 20.f)))
+TVK_POINTWISE_TO_FLOAT(tan, std::tan(x))
+TVK_POINTWISE_TO_FLOAT(asin, std::asin(x))
+TVK_POINTWISE_TO_FLOAT(acos, std::acos(x))
+TVK_POINTWISE_TO_FLOAT(atan, std::atan(x))
+TVK_POINTWISE_TO_FLOAT(sinh, std::sinh(x))
+TVK_POINTWISE_TO_FLOAT(cosh, std::cosh(x))
+TVK_POINTWISE_TO_FLOAT(asinh, std::asinh(x))
+TVK_POINTWISE_TO_FLOAT(acosh, std::acosh(x))
+TVK_POINTWISE_TO_FLOAT(atanh, std::atanh(x))
+TVK_POINTWISE_TO_FLOAT(erfc, std::erfc(x))
+TVK_POINTWISE_TO_FLOAT(exp2, std::exp2(x))
+TVK_POINTWISE(frac, x - std::trunc(x))
 #undef TVK_POINTWISE
+#undef TVK_POINTWISE_TO_FLOAT
 
+Tensor softshrink(const Tensor& self, Scalar lambd) {
+  check_float("aten::softshrink", self);
+  const float l = static_cast<float>(lambd);
+  return map_float(self, [l](float x) { return x > l ? x - l : (x < -l ? x + l : 0.f); });  // NaN gives 0, as in torch
+}
 Tensor log_sigmoid(const Tensor& self) {
   check_float("aten::log_sigmoid", self);
   return map_float(self, [](float x) { return std::min(x, 0.f) - std::log1p(std::exp(-std::fabs(x))); });
@@ -285,6 +321,31 @@ TVK_REGISTER_OP("aten::erf(Tensor self) -> Tensor", erf);
 TVK_REGISTER_OP("aten::erf_(Tensor(a!) self) -> Tensor(a!)", erf_);
 TVK_REGISTER_OP("aten::mish(Tensor self) -> Tensor", mish);
 TVK_REGISTER_OP("aten::mish_(Tensor(a!) self) -> Tensor(a!)", mish_);
+TVK_REGISTER_OP("aten::tan(Tensor self) -> Tensor", tan);
+TVK_REGISTER_OP("aten::tan_(Tensor(a!) self) -> Tensor(a!)", tan_);
+TVK_REGISTER_OP("aten::asin(Tensor self) -> Tensor", asin);
+TVK_REGISTER_OP("aten::asin_(Tensor(a!) self) -> Tensor(a!)", asin_);
+TVK_REGISTER_OP("aten::acos(Tensor self) -> Tensor", acos);
+TVK_REGISTER_OP("aten::acos_(Tensor(a!) self) -> Tensor(a!)", acos_);
+TVK_REGISTER_OP("aten::atan(Tensor self) -> Tensor", atan);
+TVK_REGISTER_OP("aten::atan_(Tensor(a!) self) -> Tensor(a!)", atan_);
+TVK_REGISTER_OP("aten::sinh(Tensor self) -> Tensor", sinh);
+TVK_REGISTER_OP("aten::sinh_(Tensor(a!) self) -> Tensor(a!)", sinh_);
+TVK_REGISTER_OP("aten::cosh(Tensor self) -> Tensor", cosh);
+TVK_REGISTER_OP("aten::cosh_(Tensor(a!) self) -> Tensor(a!)", cosh_);
+TVK_REGISTER_OP("aten::asinh(Tensor self) -> Tensor", asinh);
+TVK_REGISTER_OP("aten::asinh_(Tensor(a!) self) -> Tensor(a!)", asinh_);
+TVK_REGISTER_OP("aten::acosh(Tensor self) -> Tensor", acosh);
+TVK_REGISTER_OP("aten::acosh_(Tensor(a!) self) -> Tensor(a!)", acosh_);
+TVK_REGISTER_OP("aten::atanh(Tensor self) -> Tensor", atanh);
+TVK_REGISTER_OP("aten::atanh_(Tensor(a!) self) -> Tensor(a!)", atanh_);
+TVK_REGISTER_OP("aten::erfc(Tensor self) -> Tensor", erfc);
+TVK_REGISTER_OP("aten::erfc_(Tensor(a!) self) -> Tensor(a!)", erfc_);
+TVK_REGISTER_OP("aten::exp2(Tensor self) -> Tensor", exp2);
+TVK_REGISTER_OP("aten::exp2_(Tensor(a!) self) -> Tensor(a!)", exp2_);
+TVK_REGISTER_OP("aten::frac(Tensor self) -> Tensor", frac);
+TVK_REGISTER_OP("aten::frac_(Tensor(a!) self) -> Tensor(a!)", frac_);
+TVK_REGISTER_OP("aten::softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", softshrink);
 TVK_REGISTER_OP("aten::log_sigmoid(Tensor self) -> Tensor", log_sigmoid);
 TVK_REGISTER_OP("aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", leaky_relu);
 TVK_REGISTER_OP("aten::leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)", leaky_relu_);

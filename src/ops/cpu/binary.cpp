@@ -1,4 +1,4 @@
-// Elementwise arithmetic with broadcasting: add, sub, mul, div, minimum, maximum, and remainder and floor_divide
+// Elementwise arithmetic with broadcasting: add, sub, mul, div, minimum, maximum, atan2, fmod, and remainder and floor_divide
 // (a traced model's size arithmetic: `W % 2` on 0-D int64 tensors), Tensor and Scalar forms.
 #include <cmath>
 #include <limits>
@@ -234,6 +234,25 @@ T nan_max(T a, T b) {
   }
   return b > a ? b : a;
 }
+Tensor atan2(const Tensor& self, const Tensor& other) {
+  return broadcast_binary("aten::atan2", self, other, [](auto x, auto y) { return std::atan2(x, y); }, false);
+}
+// C's fmod: the remainder with the dividend's sign (int64 for int64 operands).
+template <typename T>
+T c_fmod(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    TVK_CHECK(b != 0, "aten::fmod: integer division by zero");
+    return b == -1 ? 0 : a % b;
+  } else {
+    return std::fmod(a, b);
+  }
+}
+Tensor fmod_tensor(const Tensor& self, const Tensor& other) {
+  return broadcast_binary("aten::fmod", self, other, [](auto x, auto y) { return c_fmod(x, y); });
+}
+Tensor fmod_scalar(const Tensor& self, Scalar other) {
+  return scalar_binary("aten::fmod", self, other, [](auto x, auto y) { return c_fmod(x, y); });
+}
 Tensor minimum(const Tensor& self, const Tensor& other) {
   return broadcast_binary("aten::minimum", self, other, [](auto x, auto y) { return nan_min(x, y); });
 }
@@ -289,6 +308,9 @@ TVK_REGISTER_OP("aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor", pow_
 TVK_REGISTER_OP("aten::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", pow_inplace);
 TVK_REGISTER_OP("aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", pow_scalar_inplace);
 TVK_REGISTER_OP("aten::minimum(Tensor self, Tensor other) -> Tensor", minimum);
+TVK_REGISTER_OP("aten::atan2(Tensor self, Tensor other) -> Tensor", atan2);
+TVK_REGISTER_OP("aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor", fmod_tensor);
+TVK_REGISTER_OP("aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor", fmod_scalar);
 TVK_REGISTER_OP("aten::maximum(Tensor self, Tensor other) -> Tensor", maximum);
 TVK_REGISTER_OP("aten::min.other(Tensor self, Tensor other) -> Tensor", minimum);
 TVK_REGISTER_OP("aten::max.other(Tensor self, Tensor other) -> Tensor", maximum);

@@ -113,6 +113,9 @@ TVK_REGISTER_OP("aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=
 TVK_REGISTER_OP("aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
                 "int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1) -> Tensor",
                 Schemas::conv_transpose1d);
+TVK_REGISTER_OP("aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, "
+                "int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1) -> Tensor",
+                Schemas::conv_transpose3d);
 TVK_REGISTER_OP("aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, "
                 "int[2] dilation=1, int groups=1) -> Tensor",
                 Schemas::conv2d);

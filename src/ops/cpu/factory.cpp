@@ -1,5 +1,6 @@
 // Factories: empty, empty_strided, zeros, ones, full, zeros_like, ones_like, full_like,
-// new_zeros, new_full, tensor and as_tensor (of numbers or nested lists), arange, clone.
+// new_zeros, new_full, tensor and as_tensor (of numbers or nested lists), arange, linspace,
+// logspace, eye, clone.
 // They make tensors on the device they are given (CPU when None; self's for new_zeros and
 // clone), so one kernel serves every device. dtype is PyTorch's ScalarType code.
 #include <algorithm>
@@ -235,6 +236,58 @@ Tensor arange_start_step(IValue start, IValue end, IValue step, std::optional<in
   return arange_impl(start, end, step, dtype, device);
 }
 
+// linspace as PyTorch computes it: the first half of the values counted from start, the second
+// from end, so that both ends are exact; logspace is base to those powers.
+Tensor spaced(const char* op, const IValue& start, const IValue& end, int64_t steps, std::optional<int64_t> dtype,
+              std::optional<Device> device, std::optional<double> base) {
+  TVK_CHECK(steps >= 0, op, ": number of steps must be non-negative");
+  TVK_CHECK(steps < (int64_t{1} << 31), op, ": ", steps, " steps is too many");
+  const DType type = dtype ? dtype_from_code(op, dtype) : DType::Float32;
+  const double a = number(start), b = number(end);
+  const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
+  const int64_t half = steps / 2;
+  Tensor t = empty({steps}, type);
+  for (int64_t i = 0; i < steps; ++i) {
+    double v = steps == 1 || i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
+    if (base) v = std::pow(*base, v);
+    switch (type) {
+      case DType::Float32: t.data<float>()[i] = static_cast<float>(v); break;
+      case DType::Int64: t.data<int64_t>()[i] = static_cast<int64_t>(v); break;
+      case DType::Bool: t.data<bool>()[i] = v != 0; break;
+    }
+  }
+  return t.to(device_or_cpu(device));
+}
+Tensor linspace(IValue start, IValue end, int64_t steps, std::optional<int64_t> dtype, std::optional<int64_t>,
+                std::optional<Device> device, std::optional<bool>) {
+  return spaced("aten::linspace", start, end, steps, dtype, device, std::nullopt);
+}
+Tensor logspace(IValue start, IValue end, int64_t steps, double base, std::optional<int64_t> dtype,
+                std::optional<int64_t>, std::optional<Device> device, std::optional<bool>) {
+  return spaced("aten::logspace", start, end, steps, dtype, device, base);
+}
+// n x m with ones on the diagonal.
+Tensor eye_m(int64_t n, int64_t m, std::optional<int64_t> dtype, std::optional<int64_t>, std::optional<Device> device,
+             std::optional<bool>) {
+  const char* op = "aten::eye";
+  TVK_CHECK(n >= 0 && m >= 0, op, ": n and m must be non-negative, got ", n, " and ", m);
+  TVK_CHECK(n < (int64_t{1} << 16) && m < (int64_t{1} << 16), op, ": ", n, " x ", m, " is too large");
+  const DType type = dtype ? dtype_from_code(op, dtype) : DType::Float32;
+  Tensor t = zeros({n, m}, type);
+  for (int64_t i = 0; i < std::min(n, m); ++i) {
+    switch (type) {
+      case DType::Float32: t.data<float>()[i * m + i] = 1.0f; break;
+      case DType::Int64: t.data<int64_t>()[i * m + i] = 1; break;
+      case DType::Bool: t.data<bool>()[i * m + i] = true; break;
+    }
+  }
+  return t.to(device_or_cpu(device));
+}
+Tensor eye(int64_t n, std::optional<int64_t> dtype, std::optional<int64_t> layout, std::optional<Device> device,
+           std::optional<bool> pin) {
+  return eye_m(n, n, dtype, layout, device, pin);
+}
+
 Tensor clone(const Tensor& self, std::optional<int64_t>) {
   check_defined("aten::clone", self);
   return self.clone();
@@ -286,6 +339,19 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::arange.start_step(Scalar start, Scalar end, Sc
                            "bool? pin_memory=None) -> Tensor",
                            arange_start_step);
 TVK_REGISTER_OP_ANY_DEVICE("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", clone);
+TVK_REGISTER_OP_ANY_DEVICE("aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, "
+                           "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
+                           linspace);
+TVK_REGISTER_OP_ANY_DEVICE("aten::logspace(Scalar start, Scalar end, int steps, float base=10.0, *, "
+                           "ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                           "bool? pin_memory=None) -> Tensor",
+                           logspace);
+TVK_REGISTER_OP_ANY_DEVICE("aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                           "bool? pin_memory=None) -> Tensor",
+                           eye);
+TVK_REGISTER_OP_ANY_DEVICE("aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, "
+                           "Device? device=None, bool? pin_memory=None) -> Tensor",
+                           eye_m);
 TVK_REGISTER_OP_ANY_DEVICE("aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
                            "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
                            zeros_like);

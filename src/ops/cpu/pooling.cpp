@@ -120,11 +120,11 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntList outpu
 Tensor upsample_nearest(const Upsample2dParams& p, const Tensor& self) {
   return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
     for (int64_t oy = 0; oy < p.out_h; ++oy) {
-      const int64_t iy = std::min<int64_t>(static_cast<int64_t>(std::floor(static_cast<float>(oy) * p.ratio_h)),
-                                           p.in_h - 1);
+      const int64_t iy = std::min<int64_t>(
+          static_cast<int64_t>(std::floor((static_cast<float>(oy) + p.offset) * p.ratio_h)), p.in_h - 1);
       for (int64_t ox = 0; ox < p.out_w; ++ox) {
-        const int64_t ix = std::min<int64_t>(static_cast<int64_t>(std::floor(static_cast<float>(ox) * p.ratio_w)),
-                                             p.in_w - 1);
+        const int64_t ix = std::min<int64_t>(
+            static_cast<int64_t>(std::floor((static_cast<float>(ox) + p.offset) * p.ratio_w)), p.in_w - 1);
         out[oy * p.out_w + ox] = in[iy * p.in_w + ix];
       }
     }
@@ -137,6 +137,14 @@ Tensor upsample_nearest2d(const Tensor& self, IntList output_size, std::optional
 Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntList> output_size,
                               std::optional<std::vector<double>> scale_factors) {
   return upsample_nearest(upsample_nearest2d_vec_params(input, output_size, scale_factors), input);
+}
+Tensor upsample_nearest_exact2d(const Tensor& self, IntList output_size, std::optional<double> scales_h,
+                                std::optional<double> scales_w) {
+  return upsample_nearest(exact(upsample_nearest2d_params(self, output_size, scales_h, scales_w)), self);
+}
+Tensor upsample_nearest_exact2d_vec(const Tensor& input, std::optional<IntList> output_size,
+                                    std::optional<std::vector<double>> scale_factors) {
+  return upsample_nearest(exact(upsample_nearest2d_vec_params(input, output_size, scale_factors)), input);
 }
 
 // One axis of bilinear sampling: the two source indices and the second one's weight.
@@ -203,5 +211,10 @@ TVK_REGISTER_OP("aten::upsample_nearest2d(Tensor self, SymInt[2] output_size, fl
                 upsample_nearest2d);
 TVK_REGISTER_OP("aten::upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
                 upsample_nearest2d_vec);
+TVK_REGISTER_OP("aten::_upsample_nearest_exact2d(Tensor self, SymInt[2] output_size, float? scales_h=None, "
+                "float? scales_w=None) -> Tensor",
+                upsample_nearest_exact2d);
+TVK_REGISTER_OP("aten::_upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor",
+                upsample_nearest_exact2d_vec);
 
 }  // namespace tvk::ops::cpu

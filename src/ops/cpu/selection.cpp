@@ -1,5 +1,5 @@
 // Selection, sorting and indexing: the ops detection and sequence models reach after their
-// convolutions (argmax, topk, sort, argsort, unique, cumsum, index, index_put_, index_select,
+// convolutions (argmax, topk, sort, argsort, unique, cumsum, cumprod, index, index_put_, index_select,
 // gather, where, embedding, nonzero, comparisons, masked_fill, torchvision::nms). Most have CPU kernels only:
 // data-dependent shapes and sorting fit a GPU poorly, and on Vulkan tensors they run through the
 // opt-in CPU fallback. index, index_select, embedding (gathers of rows), where, comparisons
@@ -141,8 +141,8 @@ Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim)
   return out;
 }
 
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
-  const char* op = "aten::cumsum";
+// Running sums (cumsum) or products (cumprod) along dim, in order.
+Tensor running(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> dtype, bool product) {
   TVK_CHECK(self.dtype() != DType::Bool, op, ": bool tensors are not supported");
   if (dtype) TVK_CHECK(dtype_from_code(op, dtype) == self.dtype(), op, ": a dtype other than the input's is not supported");
   const AlongDim a = along_dim(op, self, dim);
@@ -154,16 +154,23 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
       T* po = out.template data<T>();
       for (int64_t o = 0; o < a.outer; ++o)
         for (int64_t i = 0; i < a.inner; ++i) {
-          T sum = 0;
+          T acc = product ? 1 : 0;
           for (int64_t j = 0; j < a.size; ++j) {
             const int64_t at = (o * a.size + j) * a.inner + i;
-            po[at] = sum += in[at];
+            po[at] = acc = product ? acc * in[at] : acc + in[at];
           }
         }
     }
     return 0;
   });
   return out;
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  return running("aten::cumsum", self, dim, dtype, false);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  return running("aten::cumprod", self, dim, dtype, true);
 }
 
 // x[idx] and x[:, rows, cols]: rows of the indexed block, gathered (ops/index_plan.h).
@@ -582,6 +589,7 @@ TVK_REGISTER_OP("aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True
 TVK_REGISTER_OP("aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", sort);
 TVK_REGISTER_OP("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", argsort);
 TVK_REGISTER_OP("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumsum);
+TVK_REGISTER_OP("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cumprod);
 TVK_REGISTER_OP("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", index);
 TVK_REGISTER_OP("aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", index_select);
 TVK_REGISTER_OP("tvk::gather_dim(Tensor self, int dim, int[] rows) -> Tensor", gather_dim);

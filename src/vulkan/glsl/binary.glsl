@@ -1,5 +1,6 @@
 // Elementwise out = a (op) alpha * b with NumPy broadcasting up to rank 6 (add, sub, mul, div,
-// pow, floor_divide, remainder): the host passes the output sizes and each input's strides,
+// pow, floor_divide, remainder, maximum, minimum, atan2, fmod, division rounded toward zero):
+// the host passes the output sizes and each input's strides,
 // with stride 0 on broadcast dimensions.
 #version 450
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
@@ -16,7 +17,8 @@ layout(push_constant) uniform Params {
   uint b_strides[6];
 };
 
-const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, FLOOR_DIV = 5, REMAINDER = 6;
+const int ADD = 0, SUB = 1, MUL = 2, DIV = 3, POW = 4, FLOOR_DIV = 5, REMAINDER = 6, MAXIMUM = 7, MINIMUM = 8,
+          ATAN2 = 9, FMOD = 10, TRUNC_DIV = 11;
 
 #include "torch_math.glslh"
 
@@ -38,6 +40,11 @@ void main() {
   else if (OP == POW) r = torch_pow(va, vb);
   else if (OP == FLOOR_DIV) r = floor_div(va, vb);
   else if (OP == REMAINDER) r = python_mod(va, vb);
+  else if (OP == MAXIMUM) r = (isnan(va) || isnan(vb)) ? va + vb : max(va, vb);  // NaN wins, as in torch
+  else if (OP == MINIMUM) r = (isnan(va) || isnan(vb)) ? va + vb : min(va, vb);
+  else if (OP == ATAN2) r = torch_atan2(va, vb);
+  else if (OP == FMOD) r = c_fmod(va, vb);
+  else if (OP == TRUNC_DIV) r = trunc(va / vb);
   else r = va / vb;
   y[i] = r;
 }

@@ -18,7 +18,9 @@ const int RELU = 0, CLAMP = 1, ADD_SCALAR = 2, MUL_SCALAR = 3, SIGMOID = 4, TANH
           GELU_TANH = 15, POW = 16, FAKE_QUANT = 17, RECIPROCAL = 18, ABS = 19, LOG = 20, LOG2 = 21,
           LOG10 = 22, LOG1P = 23, EXPM1 = 24, SIN = 25, COS = 26, FLOOR = 27, CEIL = 28, ROUND = 29, TRUNC = 30,
           SIGN = 31, ERF = 32, LEAKY_RELU = 33, ELU = 34, SOFTPLUS = 35, MISH = 36, LOG_SIGMOID = 37,
-          HARDSHRINK = 38, THRESHOLD = 39, SCALAR_POW = 40, FLOOR_DIV_SCALAR = 41, REMAINDER_SCALAR = 42;
+          HARDSHRINK = 38, THRESHOLD = 39, SCALAR_POW = 40, FLOOR_DIV_SCALAR = 41, REMAINDER_SCALAR = 42,
+          FMOD_SCALAR = 43, TRUNC_DIV_SCALAR = 44, TAN = 45, ASIN = 46, ACOS = 47, ATAN = 48, SINH = 49, COSH = 50,
+          ASINH = 51, ACOSH = 52, ATANH = 53, ERFC = 54, EXP2 = 55, FRAC = 56, SOFTSHRINK = 57;
 
 #include "torch_math.glslh"
 #include "nan_clamp.glslh"
@@ -91,6 +93,25 @@ void main() {
   else if (OP == THRESHOLD) r = v <= p0 ? p1 : v;
   else if (OP == FLOOR_DIV_SCALAR) r = floor_div(v, p0);
   else if (OP == REMAINDER_SCALAR) r = python_mod(v, p0);
+  else if (OP == FMOD_SCALAR) r = c_fmod(v, p0);
+  else if (OP == TRUNC_DIV_SCALAR) r = trunc(v / p0);
+  else if (OP == TAN) r = tan(v);
+  else if (OP == ASIN) r = torch_asin(v);
+  else if (OP == ACOS) r = torch_acos(v);
+  else if (OP == ATAN) r = torch_atan(v);
+  // Near 0 the exponential forms cancel: sinh and asinh by their series there, the rest through
+  // log1p / expm1 (GLSL leaves the hyperbolic functions' precision to the driver).
+  else if (OP == SINH) r = abs(v) < 0.25 ? v * (1.0 + v * v * (1.0 / 6.0 + v * v / 120.0)) : 0.5 * (exp(v) - exp(-v));
+  else if (OP == COSH) r = 0.5 * (exp(v) + exp(-v));
+  // Past 1e4, v * v + 1 is v * v in float: log(2 |v|), which cannot overflow.
+  else if (OP == ASINH) r = abs(v) < 0.25 ? v * (1.0 - v * v * (1.0 / 6.0 - v * v * 0.075))
+                          : sign(v) * (abs(v) > 1e4 ? log(abs(v)) + 0.6931471805599453 : log(abs(v) + sqrt(v * v + 1.0)));
+  else if (OP == ACOSH) r = v > 1e4 ? log(v) + 0.6931471805599453 : log(v + sqrt(v * v - 1.0));
+  else if (OP == ATANH) r = 0.5 * log1p_(2.0 * v / (1.0 - v));
+  else if (OP == ERFC) r = 1.0 - erf_approx(v);
+  else if (OP == EXP2) r = exp2(v);
+  else if (OP == FRAC) r = v - trunc(v);
+  else if (OP == SOFTSHRINK) r = v > p0 ? v - p0 : (v < -p0 ? v + p0 : 0.0);  // NaN gives 0, as in torch
   else r = inversesqrt(v);
   y[i] = r;
 }

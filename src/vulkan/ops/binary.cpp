@@ -1,6 +1,10 @@
 // Vulkan kernels for elementwise arithmetic with broadcasting (shader binary.glsl): add, sub,
-// mul, div, pow, floor_divide and remainder of two tensors, in float32 (int64 operands run on
+// mul, div (and its rounding modes), pow, floor_divide, remainder, fmod, maximum, minimum and
+// atan2 of two tensors, in float32 (int64 operands run on
 // the CPU through the fallback).
+#include <optional>
+#include <string>
+
 #include "ops/registry.h"
 #include "vulkan/ops/shader_dispatch.h"
 
@@ -8,7 +12,10 @@ namespace tvk::vulkan {
 namespace {
 
 // Must match binary.glsl.
-enum BinaryOp : uint32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPow = 4, kFloorDiv = 5, kRemainder = 6 };
+enum BinaryOp : uint32_t {
+  kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kPow = 4, kFloorDiv = 5, kRemainder = 6, kMaximum = 7, kMinimum = 8,
+  kAtan2 = 9, kFmod = 10, kTruncDiv = 11,
+};
 constexpr size_t kMaxRank = kMaxElementwiseRank;
 
 struct BinaryParams {
@@ -75,6 +82,16 @@ Tensor floor_divide_inplace(const Tensor& self, const Tensor& other) {
   return binary_inplace("aten::floor_divide_", kFloorDiv, self, other, 1.f);
 }
 Tensor remainder(const Tensor& self, const Tensor& other) { return binary("aten::remainder", kRemainder, self, other, 1.f); }
+Tensor maximum(const Tensor& self, const Tensor& other) { return binary("aten::maximum", kMaximum, self, other, 1.f); }
+Tensor minimum(const Tensor& self, const Tensor& other) { return binary("aten::minimum", kMinimum, self, other, 1.f); }
+Tensor atan2(const Tensor& self, const Tensor& other) { return binary("aten::atan2", kAtan2, self, other, 1.f); }
+Tensor fmod(const Tensor& self, const Tensor& other) { return binary("aten::fmod", kFmod, self, other, 1.f); }
+Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string> mode) {
+  if (!mode) return binary("aten::div", kDiv, self, other, 1.f);
+  TVK_CHECK(*mode == "trunc" || *mode == "floor", "aten::div: rounding_mode must be 'trunc', 'floor' or None, got '",
+            *mode, "'");
+  return binary("aten::div", *mode == "trunc" ? kTruncDiv : kFloorDiv, self, other, 1.f);
+}
 
 }  // namespace
 
@@ -91,5 +108,12 @@ TVK_REGISTER_VULKAN_KERNEL("aten::pow_.Tensor", pow_inplace);
 TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide", floor_divide);
 TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide_.Tensor", floor_divide_inplace);
 TVK_REGISTER_VULKAN_KERNEL("aten::remainder.Tensor", remainder);
+TVK_REGISTER_VULKAN_KERNEL("aten::maximum", maximum);
+TVK_REGISTER_VULKAN_KERNEL("aten::minimum", minimum);
+TVK_REGISTER_VULKAN_KERNEL("aten::max.other", maximum);
+TVK_REGISTER_VULKAN_KERNEL("aten::min.other", minimum);
+TVK_REGISTER_VULKAN_KERNEL("aten::atan2", atan2);
+TVK_REGISTER_VULKAN_KERNEL("aten::fmod.Tensor", fmod);
+TVK_REGISTER_VULKAN_KERNEL("aten::div.Tensor_mode", div_mode);
 
 }  // namespace tvk::vulkan

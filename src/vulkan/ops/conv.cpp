@@ -1072,6 +1072,7 @@ TVK_REGISTER_VULKAN_KERNEL("aten::conv2d.padding", Schemas::conv2d_padding);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose1d", Schemas::conv_transpose1d);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv2d", Schemas::conv2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose2d.input", Schemas::conv_transpose2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::conv_transpose3d.input", Schemas::conv_transpose3d);
 TVK_REGISTER_VULKAN_KERNEL("aten::convolution", Schemas::convolution);
 TVK_REGISTER_VULKAN_KERNEL("aten::_convolution", Schemas::convolution_underscore);
 TVK_REGISTER_VULKAN_KERNEL("aten::_convolution.deprecated", Schemas::convolution_deprecated);

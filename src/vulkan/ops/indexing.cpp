@@ -150,6 +150,38 @@ Tensor bitwise_not(const Tensor& self) {
   return logical_not(self);
 }
 Tensor ne_scalar(const Tensor& self, double other) { return compare_scalar("aten::ne", kNe, self, other); }
+
+// Two float32 tensors compared with broadcasting (compare_tensor.glsl); int64 and bool operands
+// decline (the CPU fallback compares them).
+struct CompareTensorParams {
+  uint32_t numel;
+  uint32_t sizes[kMaxElementwiseRank];
+  uint32_t a_strides[kMaxElementwiseRank];
+  uint32_t b_strides[kMaxElementwiseRank];
+};
+Tensor compare_tensor(const char* op, CompareOp code, const Tensor& self, const Tensor& other) {
+  check_vulkan_float(op, self, "self");
+  check_vulkan_float(op, other, "other");
+  const IntList sizes = ops::broadcast_shapes(op, self.sizes(), other.sizes());
+  TVK_CHECK(sizes.size() <= kMaxElementwiseRank, op, ": tensors of rank ", sizes.size(), " exceed the Vulkan limit of ",
+            kMaxElementwiseRank);
+  Tensor out = empty(sizes, DType::Bool, tvk::Device::Vulkan);
+  if (out.numel() == 0) return out;
+  CompareTensorParams p{};
+  p.numel = static_cast<uint32_t>(to_i32(op, out.numel()));
+  right_aligned(p.sizes, sizes, 1);
+  right_aligned(p.a_strides, ops::broadcast_strides(self, sizes), 0);
+  right_aligned(p.b_strides, ops::broadcast_strides(other, sizes), 0);
+  launch(ShaderLaunch{"compare_tensor", elementwise_global((out.numel() + 3) / 4), {64, 1, 1}, {code}},
+         {out, self, other}, p);
+  return out;
+}
+Tensor eq_tensor(const Tensor& self, const Tensor& other) { return compare_tensor("aten::eq", kEq, self, other); }
+Tensor ne_tensor(const Tensor& self, const Tensor& other) { return compare_tensor("aten::ne", kNe, self, other); }
+Tensor gt_tensor(const Tensor& self, const Tensor& other) { return compare_tensor("aten::gt", kGt, self, other); }
+Tensor lt_tensor(const Tensor& self, const Tensor& other) { return compare_tensor("aten::lt", kLt, self, other); }
+Tensor ge_tensor(const Tensor& self, const Tensor& other) { return compare_tensor("aten::ge", kGe, self, other); }
+Tensor le_tensor(const Tensor& self, const Tensor& other) { return compare_tensor("aten::le", kLe, self, other); }
 Tensor gt_scalar(const Tensor& self, double other) { return compare_scalar("aten::gt", kGt, self, other); }
 Tensor lt_scalar(const Tensor& self, double other) { return compare_scalar("aten::lt", kLt, self, other); }
 Tensor ge_scalar(const Tensor& self, double other) { return compare_scalar("aten::ge", kGe, self, other); }
@@ -247,6 +279,12 @@ TVK_REGISTER_VULKAN_KERNEL("aten::gt.Scalar", gt_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::lt.Scalar", lt_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::ge.Scalar", ge_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::le.Scalar", le_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::eq.Tensor", eq_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::ne.Tensor", ne_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::gt.Tensor", gt_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::lt.Tensor", lt_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::ge.Tensor", ge_tensor);
+TVK_REGISTER_VULKAN_KERNEL("aten::le.Tensor", le_tensor);
 TVK_REGISTER_VULKAN_KERNEL("aten::masked_fill.Scalar", masked_fill_scalar);
 
 }  // namespace tvk::vulkan

@@ -154,14 +154,14 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntList outpu
 
 struct UpsampleParams {
   int32_t in_w, in_h, out_w, out_h, planes;
-  float ratio_w, ratio_h;
+  float ratio_w, ratio_h, offset;
 };
 
 Tensor upsample(const char* op, const ops::Upsample2dParams& p, const Tensor& self) {
   check_vulkan_float(op, self);
   Tensor out = empty_vulkan(p.out_sizes);
   const UpsampleParams params{to_i32(op, p.in_w), to_i32(op, p.in_h), to_i32(op, p.out_w), to_i32(op, p.out_h),
-                              to_i32(op, p.planes), p.ratio_w, p.ratio_h};
+                              to_i32(op, p.planes), p.ratio_w, p.ratio_h, p.offset};
   launch(grid_launch("upsample_nearest2d", plane_grid(p.out_w, p.out_h, p.planes)), {out, self}, params);
   return out;
 }
@@ -174,6 +174,17 @@ Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntList> output
                               std::optional<std::vector<double>> scale_factors) {
   return upsample("aten::upsample_nearest2d.vec", ops::upsample_nearest2d_vec_params(input, output_size, scale_factors),
                   input);
+}
+
+Tensor upsample_nearest_exact2d(const Tensor& self, IntList output_size, std::optional<double> scales_h,
+                                std::optional<double> scales_w) {
+  return upsample("aten::_upsample_nearest_exact2d",
+                  ops::exact(ops::upsample_nearest2d_params(self, output_size, scales_h, scales_w)), self);
+}
+Tensor upsample_nearest_exact2d_vec(const Tensor& input, std::optional<IntList> output_size,
+                                    std::optional<std::vector<double>> scale_factors) {
+  return upsample("aten::_upsample_nearest_exact2d.vec",
+                  ops::exact(ops::upsample_nearest2d_vec_params(input, output_size, scale_factors)), input);
 }
 
 // Must match upsample_bilinear2d.glsl.
@@ -204,6 +215,8 @@ Tensor upsample_bilinear2d_vec(const Tensor& input, std::optional<IntList> outpu
 }  // namespace
 
 TVK_REGISTER_VULKAN_KERNEL("aten::upsample_bilinear2d", upsample_bilinear2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::_upsample_nearest_exact2d", upsample_nearest_exact2d);
+TVK_REGISTER_VULKAN_KERNEL("aten::_upsample_nearest_exact2d.vec", upsample_nearest_exact2d_vec);
 TVK_REGISTER_VULKAN_KERNEL("aten::upsample_bilinear2d.vec", upsample_bilinear2d_vec);
 TVK_REGISTER_VULKAN_KERNEL("aten::max_pool2d", max_pool2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::avg_pool2d", avg_pool2d);

@@ -1,6 +1,6 @@
 // Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl, cumsum.glsl): mean,
 // sum, amax and amin over dims (reduced dims are permuted to the end first when they are not
-// already there), softmax, log_softmax, argmax, argmin and cumsum.
+// already there), softmax, log_softmax, argmax, argmin, cumsum and cumprod.
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
@@ -134,13 +134,12 @@ Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim)
 
 // Running sums along `dim` (cumsum.glsl), float32; int64 tensors and lines longer than gallivm's
 // loop limit decline to the CPU fallback.
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
-  const char* op = "aten::cumsum";
+Tensor running(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> dtype, bool product) {
   check_vulkan_float(op, self);
   ops::check_float_dtype_arg(op, dtype);
   const ops::DimSplit s = ops::split_at_dim(op, self.dim() == 0 ? IntList{1} : self.sizes(), self.dim() == 0 ? 0 : dim);
   if (s.size > 65535)
-    throw UnsupportedError(detail::concat(op, ": a running sum over ", s.size,
+    throw UnsupportedError(detail::concat(op, ": a running ", product ? "product" : "sum", " over ", s.size,
                                           " values is longer than a Vulkan kernel's loop may run here (65535); the CPU "
                                           "fallback runs it"));
   Tensor out = empty_vulkan(self.sizes());
@@ -149,8 +148,14 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
   struct {
     uint32_t lines, size, inner;
   } params{static_cast<uint32_t>(to_i32(op, lines)), static_cast<uint32_t>(s.size), static_cast<uint32_t>(s.inner)};
-  launch(ShaderLaunch{"cumsum", elementwise_global(lines), {64, 1, 1}, {}}, {out, self}, params);
+  launch(ShaderLaunch{"cumsum", elementwise_global(lines), {64, 1, 1}, {product ? 1u : 0u}}, {out, self}, params);
   return out;
+}
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  return running("aten::cumsum", self, dim, dtype, false);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
+  return running("aten::cumprod", self, dim, dtype, true);
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<int64_t> dtype) {
@@ -173,5 +178,6 @@ TVK_REGISTER_VULKAN_KERNEL("aten::argmin", arg_extreme<true>);
 TVK_REGISTER_VULKAN_KERNEL("aten::amax", amax);
 TVK_REGISTER_VULKAN_KERNEL("aten::amin", amin);
 TVK_REGISTER_VULKAN_KERNEL("aten::cumsum", cumsum);
+TVK_REGISTER_VULKAN_KERNEL("aten::cumprod", cumprod);
 
 }  // namespace tvk::vulkan

@@ -1,9 +1,12 @@
 // Vulkan kernels for elementwise ops of one input (shader unary.glsl): activations (relu, relu6,
 // leaky_relu, elu, selu, celu, softplus, mish, log_sigmoid, sigmoid, tanh, hardswish, hardsigmoid,
-// silu, gelu), math functions (neg, abs, sign, exp, expm1, log, log2, log10, log1p, sin, cos,
-// erf, sqrt, rsqrt, reciprocal, floor, ceil, round, trunc), pow with a scalar exponent, clamps
-// and scalar arithmetic. In-place forms bind the same buffer as input and output.
+// silu, gelu, softshrink), math functions (neg, abs, sign, exp, exp2, expm1, log, log2, log10,
+// log1p, the trigonometric and hyperbolic functions and their inverses, erf, erfc, sqrt, rsqrt,
+// reciprocal, floor, ceil, round, trunc, frac), pow with a scalar exponent, clamps and scalar
+// arithmetic (fmod, division with a rounding mode). In-place forms bind the same buffer as input and output.
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "ops/activation.h"
 #include "ops/quantized.h"
@@ -20,7 +23,9 @@ enum UnaryOp : uint32_t {
   kGeluTanh = 15, kPow = 16, kFakeQuant = 17, kReciprocal = 18, kAbs = 19, kLog = 20, kLog2 = 21, kLog10 = 22,
   kLog1p = 23, kExpm1 = 24, kSin = 25, kCos = 26, kFloor = 27, kCeil = 28, kRound = 29, kTrunc = 30, kSign = 31,
   kErf = 32, kLeakyRelu = 33, kElu = 34, kSoftplus = 35, kMish = 36, kLogSigmoid = 37, kHardshrink = 38,
-  kThreshold = 39, kScalarPow = 40, kFloorDivScalar = 41, kRemainderScalar = 42,
+  kThreshold = 39, kScalarPow = 40, kFloorDivScalar = 41, kRemainderScalar = 42, kFmodScalar = 43, kTruncDivScalar = 44,
+  kTan = 45, kAsin = 46, kAcos = 47, kAtan = 48, kSinh = 49, kCosh = 50, kAsinh = 51, kAcosh = 52, kAtanh = 53,
+  kErfc = 54, kExp2 = 55, kFrac = 56, kSoftshrink = 57,
 };
 
 struct UnaryParams {
@@ -131,6 +136,18 @@ TVK_VULKAN_POINTWISE(trunc, kTrunc)
 TVK_VULKAN_POINTWISE(sign, kSign)
 TVK_VULKAN_POINTWISE(erf, kErf)
 TVK_VULKAN_POINTWISE(mish, kMish)
+TVK_VULKAN_POINTWISE(tan, kTan)
+TVK_VULKAN_POINTWISE(asin, kAsin)
+TVK_VULKAN_POINTWISE(acos, kAcos)
+TVK_VULKAN_POINTWISE(atan, kAtan)
+TVK_VULKAN_POINTWISE(sinh, kSinh)
+TVK_VULKAN_POINTWISE(cosh, kCosh)
+TVK_VULKAN_POINTWISE(asinh, kAsinh)
+TVK_VULKAN_POINTWISE(acosh, kAcosh)
+TVK_VULKAN_POINTWISE(atanh, kAtanh)
+TVK_VULKAN_POINTWISE(erfc, kErfc)
+TVK_VULKAN_POINTWISE(exp2, kExp2)
+TVK_VULKAN_POINTWISE(frac, kFrac)
 #undef TVK_VULKAN_POINTWISE
 
 Tensor log_sigmoid(const Tensor& self) { return unary("aten::log_sigmoid", kLogSigmoid, self, false); }
@@ -181,6 +198,19 @@ Tensor floor_divide_scalar_(const Tensor& self, ops::Scalar other) {
 }
 Tensor remainder_scalar(const Tensor& self, ops::Scalar other) {
   return unary("aten::remainder", kRemainderScalar, self, false, static_cast<float>(other));
+}
+Tensor fmod_scalar(const Tensor& self, ops::Scalar other) {
+  return unary("aten::fmod", kFmodScalar, self, false, static_cast<float>(other));
+}
+Tensor div_scalar_mode(const Tensor& self, ops::Scalar other, std::optional<std::string> mode) {
+  const float v = static_cast<float>(other);
+  if (!mode) return unary("aten::div", kMulScalar, self, false, 1.0f / v);
+  TVK_CHECK(*mode == "trunc" || *mode == "floor", "aten::div: rounding_mode must be 'trunc', 'floor' or None, got '",
+            *mode, "'");
+  return unary("aten::div", *mode == "trunc" ? kTruncDivScalar : kFloorDivScalar, self, false, v);
+}
+Tensor softshrink(const Tensor& self, ops::Scalar lambd) {
+  return unary("aten::softshrink", kSoftshrink, self, false, static_cast<float>(lambd));
 }
 Tensor softplus(const Tensor& self, ops::Scalar beta, ops::Scalar threshold) {
   return unary("aten::softplus", kSoftplus, self, false, static_cast<float>(beta), static_cast<float>(threshold));
@@ -258,6 +288,18 @@ TVK_REGISTER_POINTWISE(leaky_relu);
 TVK_REGISTER_POINTWISE(elu);
 TVK_REGISTER_POINTWISE(hardshrink);
 TVK_REGISTER_POINTWISE(threshold);
+TVK_REGISTER_POINTWISE(tan);
+TVK_REGISTER_POINTWISE(asin);
+TVK_REGISTER_POINTWISE(acos);
+TVK_REGISTER_POINTWISE(atan);
+TVK_REGISTER_POINTWISE(sinh);
+TVK_REGISTER_POINTWISE(cosh);
+TVK_REGISTER_POINTWISE(asinh);
+TVK_REGISTER_POINTWISE(acosh);
+TVK_REGISTER_POINTWISE(atanh);
+TVK_REGISTER_POINTWISE(erfc);
+TVK_REGISTER_POINTWISE(exp2);
+TVK_REGISTER_POINTWISE(frac);
 #undef TVK_REGISTER_POINTWISE
 TVK_REGISTER_VULKAN_KERNEL("aten::log_sigmoid", log_sigmoid);
 TVK_REGISTER_VULKAN_KERNEL("aten::celu", celu);
@@ -268,5 +310,8 @@ TVK_REGISTER_VULKAN_KERNEL("aten::pow_.Scalar", pow_scalar_);
 TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide.Scalar", floor_divide_scalar);
 TVK_REGISTER_VULKAN_KERNEL("aten::floor_divide_.Scalar", floor_divide_scalar_);
 TVK_REGISTER_VULKAN_KERNEL("aten::remainder.Scalar", remainder_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::fmod.Scalar", fmod_scalar);
+TVK_REGISTER_VULKAN_KERNEL("aten::div.Scalar_mode", div_scalar_mode);
+TVK_REGISTER_VULKAN_KERNEL("aten::softshrink", softshrink);
 
 }  // namespace tvk::vulkan
