@@ -284,10 +284,59 @@ IValue fall_back(const OpEntry& op, Stack args) {
   return result;
 }
 
+// Arguments a kernel reads on the host (index_select's rows, index's list of index tensors):
+// they stay on the CPU beside Vulkan data.
+bool host_read_argument(const OpEntry& op, size_t i) {
+  if (i >= op.schema.arguments.size()) return false;
+  const std::string& name = op.schema.arguments[i].name;
+  return name == "indices" || name == "index";
+}
+
+// Inside a model's run, CPU tensors the model made (torch.arange(n).float(), a torch.tensor
+// constant, a count read on the host) join the Vulkan tensors they meet in an op that has a
+// Vulkan kernel, as if the model had been moved to the device whole: PyTorch's eager CUDA would
+// refuse the mix, but the model was written for one device and tvk moved only its inputs.
+// Integer and bool operands of arithmetic (`self`, `other`) meeting float32 ones become float32
+// first, as type promotion makes them. Outside a run (the C++ API's own calls) a mix stays an
+// error naming both devices; a CPU self that an in-place op writes never moves.
+void cpu_tensors_join_vulkan(const OpEntry& op, Stack& args) {
+  if (!op.vulkan || RunScope::current() == nullptr) return;
+  bool vulkan = false, cpu = false, float_operand = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (host_read_argument(op, i)) continue;
+    vulkan = vulkan || has_device(args[i], Device::Vulkan);
+    cpu = cpu || (has_device(args[i], Device::CPU) && !(i == 0 && op.mutates_self));
+    if (args[i].isTensor() && args[i].toTensor().defined())
+      float_operand = float_operand || args[i].toTensor().dtype() == DType::Float32;
+  }
+  if (!vulkan || !cpu) return;
+  auto join = [&](const Tensor& t, bool promote) {
+    if (!t.defined() || t.device() != Device::CPU) return t;
+    const Tensor moved = promote && t.dtype() != DType::Float32
+                             ? call("aten::to.dtype", {IValue(t), IValue(int64_t{6}), IValue(false), IValue(false), IValue()})
+                                   .toTensor()
+                             : t;
+    return moved.to(Device::Vulkan);
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    if ((i == 0 && op.mutates_self) || host_read_argument(op, i)) continue;
+    const std::string name = i < op.schema.arguments.size() ? op.schema.arguments[i].name : "";
+    const bool promote = float_operand && (name == "self" || name == "other");
+    if (args[i].isTensor()) {
+      args[i] = IValue(join(args[i].toTensor(), promote));
+    } else if (args[i].isList() && has_device(args[i], Device::CPU)) {
+      List items;
+      for (const IValue& e : args[i].toList()) items.push_back(e.isTensor() ? IValue(join(e.toTensor(), false)) : e);
+      args[i] = IValue::list(std::move(items));
+    }
+  }
+}
+
 }  // namespace
 
 IValue call(const OpEntry& op, Stack args) {
   OpScope scope(op);
+  cpu_tensors_join_vulkan(op, args);
   if (op.cpu && cpu_fallback_enabled()) {
     bool cpu = false, vulkan = false;
     for (const IValue& v : args) {

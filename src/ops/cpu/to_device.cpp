@@ -20,7 +20,7 @@ Tensor convert(const Tensor& self, DType type) {
   if (self.device() != Device::CPU)
     throw UnsupportedError(detail::concat("aten::to: converting a ", to_string(self.device()), " tensor from ",
                                           to_string(self.dtype()), " to ", to_string(type),
-                                          " is not supported there (the CPU fallback runs it on the CPU)"));
+                                          " is not supported there (the CPU fallback, --cpu-fallback or TVK_CPU_FALLBACK=1, runs it on the CPU)"));
   Tensor out = empty(self.sizes(), type);
   copy_converting(out, self);
   return out;

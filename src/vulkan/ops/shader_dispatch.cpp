@@ -168,7 +168,7 @@ void check_vulkan_float(const char* op, const Tensor& t, const char* arg) {
   // UnsupportedError: a case this kernel lacks, which the opt-in CPU fallback runs instead.
   if (t.dtype() != DType::Float32)
     throw UnsupportedError(detail::concat(op, ": argument '", arg, "' must be float32 on Vulkan, got ",
-                                          to_string(t.dtype()), " (the CPU fallback runs it on the CPU)"));
+                                          to_string(t.dtype()), " (the CPU fallback, --cpu-fallback or TVK_CPU_FALLBACK=1, runs it on the CPU)"));
   TVK_CHECK(t.device() == tvk::Device::Vulkan, op, ": argument '", arg, "' is not a Vulkan tensor");
 }
 
