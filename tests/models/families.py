@@ -1,7 +1,8 @@
 """Small models of the families on-device apps run besides classifiers (issue 48): sequence
 (LSTM, GRU, RNN and their cells), audio (Conv1d nets), image to image (super-resolution, style
 transfer, UNet), video (3-D convolutions and pools), text (issue 47: token ids, padding masks,
-nn.TransformerEncoder and nn.MultiheadAttention). Random weights, seeded; each with one input. make_models.py writes them scripted
+nn.TransformerEncoder and nn.MultiheadAttention), warping and resampling (grid_sample, fold), and
+models that make tensors of their own. Random weights, seeded; each with one input. make_models.py writes them scripted
 and traced, with torch's outputs; the device run writes the same with torch 2.x.
 
     FAMILIES[name]() -> (module in eval mode, input tensor)
@@ -255,6 +256,62 @@ class ModernBlocks(nn.Module):
         return nn.functional.gelu(self.head(x.mean((2, 3))), approximate="tanh")
 
 
+class Geometry(nn.Module):
+    """Warping and resampling as spatial-transformer, registration and restoration nets do:
+    F.affine_grid from a predicted theta and grid_sample (bilinear with border padding, bicubic
+    with reflection), bicubic and nearest-exact resizing, F.unfold / F.fold (overlapping patches
+    summed back), rot90, a 3-D transposed convolution over a stack of the features, and norms
+    (F.normalize, logsumexp, cosine similarity) in the head."""
+
+    def __init__(self):
+        super().__init__()
+        self.loc = nn.Conv2d(3, 6, 3, padding=1)
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.up3d = nn.ConvTranspose3d(4, 2, (2, 3, 3), stride=(2, 1, 1), padding=(0, 1, 1))
+        self.head = nn.Linear(2, 5)
+
+    def forward(self, x):
+        theta = torch.tanh(self.loc(x).mean((2, 3))).reshape(-1, 2, 3) * 0.2
+        theta = theta + torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+        grid = nn.functional.affine_grid(theta, [x.size(0), x.size(1), 12, 10], align_corners=False)
+        warped = nn.functional.grid_sample(x, grid, padding_mode="border", align_corners=False)
+        wiggle = nn.functional.grid_sample(x, torch.tanh(grid * 1.7), mode="bicubic", padding_mode="reflection",
+                                           align_corners=True)
+        y = nn.functional.interpolate(warped + wiggle, scale_factor=1.5, mode="bicubic", align_corners=False)
+        y = nn.functional.interpolate(y, size=(16, 14), mode="nearest-exact")
+        patches = nn.functional.unfold(y, 3, padding=1, stride=2)
+        y = nn.functional.fold(patches * 0.5, (16, 14), 3, padding=1, stride=2)
+        y = torch.rot90(self.conv(y), 1, [2, 3])
+        v = self.up3d(torch.stack([y, y.flip(3)], 2))  # (N, 2, 4, 14, 16)
+        f = nn.functional.normalize(v.mean((2, 3)), dim=1)  # (N, 2, 16)
+        score = torch.logsumexp(f, dim=2) + nn.functional.cosine_similarity(f[:, 0], f[:, 1], dim=1).unsqueeze(1)
+        return self.head(score), v
+
+
+class MadeTensors(nn.Module):
+    """Tensors the model makes on the CPU meeting its input's (on Vulkan when tvk runs it
+    there): torch.arange position ids made float, sinusoidal encodings from arange and exp, a
+    torch.tensor constant, linspace, eye, triu masks, a count of non-zeros, and integer ranges
+    added to float data."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        n, d = x.size(1), x.size(2)
+        pos = torch.arange(n).float().unsqueeze(1)
+        freq = torch.exp(torch.arange(0, d, 2).float() * (-4.0 / d))
+        enc = torch.cat([torch.sin(pos * freq), torch.cos(pos * freq)], 1)
+        y = self.proj(x + enc) * torch.tensor([0.5, 1.0, 1.5, 2.0, 0.5, 1.0, 1.5, 2.0])
+        y = y + torch.linspace(-1.0, 1.0, d) + torch.arange(d, dtype=torch.int32)
+        scores = torch.matmul(y, y.transpose(1, 2)) / 8.0
+        scores = scores.masked_fill(torch.triu(torch.ones(n, n), 1) > 0, -1e4)
+        attn = torch.softmax(scores, -1) + torch.eye(n) * 0.1
+        kept = torch.count_nonzero(x > 0, 2).float()
+        return torch.matmul(attn, y), kept / d
+
+
 def _token_ids(shape, lengths, seed=1):
     ids = torch.randint(1, 50, shape, generator=torch.Generator().manual_seed(seed))
     for row, n in enumerate(lengths):
@@ -296,6 +353,8 @@ FAMILIES = {
     "text_encoder": lambda: (TextEncoder().eval(), _token_ids((3, 9), [9, 6, 3])),
     "masked_attention": lambda: (MaskedAttention().eval(), _padded((2, 7, 16), [7, 5])),
     "modern_blocks": lambda: (_randomize_norm_stats(ModernBlocks(), 8).eval(), _input((2, 3, 32, 32))),
+    "geometry": lambda: (Geometry().eval(), _input((2, 3, 9, 11))),
+    "made_tensors": lambda: (MadeTensors().eval(), _input((2, 6, 8))),
 }
 
 

@@ -16,7 +16,7 @@ inline std::string models_dir() { return env_or("TVK_MODELS_DIR", TVK_DEFAULT_MO
 // make_models.py, each with its own input and every output's expected value.
 inline constexpr const char* kFamilies[] = {"lstm_tagger", "recurrent",        "audio1d",    "super_resolution",
                                             "style_transfer", "unet",          "video",      "text_encoder",
-                                            "masked_attention", "modern_blocks"};
+                                            "masked_attention", "modern_blocks",   "geometry",   "made_tensors"};
 
 // max |got - expected| / max |expected|.
 // The tolerance, max |a - b| / max |expected|: 1e-4, and for quantized models, which
