@@ -6,7 +6,7 @@ and the median latency of `tvk bench` (CPU input to CPU output) beside torch on 
 CUDA is present, CUDA eager at the same precision (fp32, TF32 off). With --fixtures DIR it also
 writes each family's files as the model tests read them (tests/models/torch2 for torch 2.x).
 
-usage: families.py --tvk build/tvk [--workdir DIR] [--fixtures DIR] [--iters N] [--json out.json]
+usage: families.py --tvk build/tvk [--workdir DIR] [--fixtures DIR] [--iters N] [--json out.json] [--only a,b]
 """
 import argparse
 import json
@@ -64,6 +64,7 @@ def main():
     p.add_argument("--fixtures", default=None)
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--json", default=None)
+    p.add_argument("--only", default=None, help="comma-separated family names (default: all)")
     args = p.parse_args()
     workdir = args.workdir or tempfile.mkdtemp(prefix="tvk-families-")
     os.makedirs(workdir, exist_ok=True)
@@ -71,6 +72,8 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     rows = []
     for name, make in FAMILIES.items():
+        if args.only and name not in args.only.split(","):
+            continue
         torch.manual_seed(0)
         model, x = make()
         expected = [e.numpy() for e in outputs(model, x)]
