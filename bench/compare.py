@@ -9,7 +9,7 @@ warm-up, the median of --iters runs. tvk is timed by `tvk bench --json` on optim
 usage: compare.py --tvk build/tvk [--models mobilenet_v2,resnet18,squeezenet1_1] [--batch 1,32]
                   [--precision fp32,fp16]
                   [--iters N] [--warmup N] [--workdir DIR] [--json out.json] [--svg out.svg]
-                  [--markdown out.md] [--no-compile]
+                  [--markdown out.md] [--no-compile] [--no-cpu]
        compare.py --plot-only out.json --svg out.svg     (redraw a run's chart)
 """
 import argparse
@@ -41,7 +41,7 @@ def time_torch(fn, x, iters, warmup, sync=None):
     return {"median_ms": statistics.median(times), "min_ms": min(times)}
 
 
-def torch_peers(name, batch, iters, warmup, compile_too, precision="fp32"):
+def torch_peers(name, batch, iters, warmup, compile_too, precision="fp32", cpu_too=True):
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)().eval()
     x = torch.rand(batch, 3, 224, 224)
@@ -64,7 +64,8 @@ def torch_peers(name, batch, iters, warmup, compile_too, precision="fp32"):
             except Exception as e:
                 log("torch.compile failed for %s: %s" % (name, str(e).splitlines()[0][:200]))
         return out
-    out["torch_cpu"] = time_torch(model, x, max(3, iters // 4), 2)
+    if cpu_too:
+        out["torch_cpu"] = time_torch(model, x, max(3, iters // 4), 2)
     if torch.cuda.is_available():
         cuda = model.cuda()
         sync = torch.cuda.synchronize
@@ -157,6 +158,7 @@ def main():
     p.add_argument("--svg")
     p.add_argument("--markdown")
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--no-cpu", action="store_true", help="leave out torch CPU (a GPU run's slowest peer)")
     p.add_argument("--eager-too", action="store_true", help="also time tvk with TVK_PLAN=0 (op by op)")
     p.add_argument("--plot-only", metavar="JSON", help="redraw --svg from an earlier run's --json; time nothing")
     args = p.parse_args()
@@ -174,8 +176,12 @@ def main():
                 if args.eager_too:
                     row["tvk_eager"] = tvk_bench(args.tvk, model, batch, args.iters, args.warmup, {"TVK_PLAN": "0"},
                                                  precision=prec)
-                row.update(torch_peers(name, batch, args.iters, args.warmup, not args.no_compile, prec))
+                row.update(torch_peers(name, batch, args.iters, args.warmup, not args.no_compile, prec,
+                                       not args.no_cpu))
                 rows.append(row)
+                if args.json:  # after every row, so that a run cut short keeps what it measured
+                    with open(args.json, "w") as f:
+                        json.dump({"torch": torch.__version__, "rows": rows}, f, indent=1)
     header = "| model | batch | precision | tvk median (min) | " + " | ".join(
         k for k in ["tvk_eager", "torch_cpu", "torch_cuda_eager", "torch_cuda_eager_fp32", "torch_compile",
                   "torch_compile_gpu_input"]
