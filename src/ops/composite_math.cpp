@@ -10,7 +10,9 @@
 // - layout: triu / tril (a mask built on the host), diagonal (a strided view), diag, movedim,
 //   rot90, hstack / vstack / dstack / column_stack, mv, outer;
 // - col2im (F.fold) as a transposed convolution with one-hot weights, one group per channel;
-// - affine_grid_generator (F.affine_grid): a host-made base grid times theta.
+// - affine_grid_generator (F.affine_grid): a host-made base grid times theta;
+// - unfold (a strided view), unflatten, channel_shuffle, repeat_interleave, tensor_split, one_hot,
+//   new_ones, eval-mode rrelu and alpha dropout, index_put, and the in-place scatters.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -478,6 +480,207 @@ Tensor col2im(const Tensor& self, IntList output_size, IntList kernel_size, IntL
   return batched ? y : reshape(y, {channels, out[0], out[1]});
 }
 
+// ---- views, splits and repeats -----------------------------------------------------------------
+
+// Tensor.unfold: windows of `size` every `step` along dim, as a strided view with the window last.
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const char* name = "aten::unfold";
+  check_defined(name, self);
+  const int64_t rank = std::max<int64_t>(self.dim(), 1);
+  const int64_t d = wrap_dim(name, dimension, rank);
+  const int64_t length = self.dim() == 0 ? 1 : self.sizes()[static_cast<size_t>(d)];
+  TVK_CHECK(size >= 0 && size <= length, name, ": maximum size for tensor at dimension ", d, " is ", length,
+            " but size is ", size);
+  TVK_CHECK(step > 0, name, ": step is ", step, " but must be > 0");
+  IntList sizes = self.dim() == 0 ? IntList{} : self.sizes(), strides = self.dim() == 0 ? IntList{} : self.strides();
+  const int64_t stride = self.dim() == 0 ? 1 : strides[static_cast<size_t>(d)];
+  if (self.dim() > 0) {
+    sizes[static_cast<size_t>(d)] = (length - size) / step + 1;
+    strides[static_cast<size_t>(d)] = stride * step;
+  }
+  sizes.push_back(size);
+  strides.push_back(stride);
+  return as_strided(self, sizes, strides, self.storage_offset());
+}
+Tensor unflatten(const Tensor& self, int64_t dim, IntList sizes, const IValue& /*names*/) {
+  const char* name = "aten::unflatten";
+  check_defined(name, self);
+  const int64_t d = wrap_dim(name, dim, self.dim());
+  TVK_CHECK(!sizes.empty(), name, ": sizes must be non-empty");
+  const IntList inner = infer_size(name, sizes, self.sizes()[static_cast<size_t>(d)]);
+  IntList shape(self.sizes().begin(), self.sizes().begin() + d);
+  shape.insert(shape.end(), inner.begin(), inner.end());
+  shape.insert(shape.end(), self.sizes().begin() + d + 1, self.sizes().end());
+  return reshape(self, shape);
+}
+// (N, g, C / g, ...) transposed to (N, C / g, g, ...): shufflenet's channel shuffle.
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  const char* name = "aten::channel_shuffle";
+  check_defined(name, self);
+  TVK_CHECK(self.dim() > 2, name, ": expected input with more than 2 dimensions, got ", self.shape_string());
+  TVK_CHECK(groups > 0 && self.sizes()[1] % groups == 0, name, ": number of channels (", self.sizes()[1],
+            ") must be divisible by groups (", groups, ")");
+  IntList split = self.sizes();
+  split[1] = self.sizes()[1] / groups;
+  split.insert(split.begin() + 1, groups);
+  return reshape(transpose(reshape(self, split), 1, 2).contiguous(), self.sizes());
+}
+// Each element (or slice along dim) repeated `repeats` times in place: an expand of a new axis.
+Tensor repeat_interleave_int(const Tensor& self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t>) {
+  const char* name = "aten::repeat_interleave";
+  check_defined(name, self);
+  TVK_CHECK(repeats >= 0, name, ": repeats can not be negative");
+  const Tensor x = dim ? self : reshape(self, {self.numel()});
+  const int64_t d = dim ? wrap_dim(name, *dim, std::max<int64_t>(x.dim(), 1)) : 0;
+  if (x.dim() == 0) return reshape(expand(reshape(x, {1}), {repeats}), {repeats});
+  IntList with_axis = x.sizes();
+  with_axis.insert(with_axis.begin() + d + 1, 1);
+  IntList expanded = with_axis;
+  expanded[static_cast<size_t>(d + 1)] = repeats;
+  IntList out = x.sizes();
+  out[static_cast<size_t>(d)] *= repeats;
+  return reshape(expand(reshape(x, with_axis), expanded).contiguous(), out);
+}
+// Per-element repeat counts: the rows picked on the host, then one gather.
+Tensor repeat_interleave_tensor(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                                std::optional<int64_t>) {
+  const char* name = "aten::repeat_interleave";
+  check_defined(name, self);
+  check_defined(name, repeats, "repeats");
+  TVK_CHECK(repeats.dtype() == DType::Int64 && repeats.dim() <= 1, name, ": repeats must be a 0-D or 1-D int64 tensor");
+  const Tensor x = dim ? self : reshape(self, {self.numel()});
+  const int64_t d = dim ? wrap_dim(name, *dim, std::max<int64_t>(x.dim(), 1)) : 0;
+  const int64_t n = x.dim() == 0 ? 1 : x.sizes()[static_cast<size_t>(d)];
+  const Tensor r = repeats.cpu().contiguous();
+  TVK_CHECK(r.numel() == 1 || r.numel() == n, name, ": repeats must have the same size as input along dim, got ",
+            r.numel(), " for ", n);
+  std::vector<int64_t> rows;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = r.data<int64_t>()[r.numel() == 1 ? 0 : i];
+    TVK_CHECK(k >= 0, name, ": repeats can not be negative");
+    TVK_CHECK(static_cast<int64_t>(rows.size()) + k < (int64_t{1} << 31), name, ": too many repeats");
+    rows.insert(rows.end(), static_cast<size_t>(k), i);
+  }
+  Tensor index = empty({static_cast<int64_t>(rows.size())}, DType::Int64);
+  std::copy(rows.begin(), rows.end(), index.data<int64_t>());
+  return op("aten::index_select", {IValue(x.dim() == 0 ? reshape(x, {1}) : x), IValue(d), IValue(index)});
+}
+// repeat_interleave(repeats): each index i repeated repeats[i] times.
+Tensor repeat_interleave_counts(const Tensor& repeats, std::optional<int64_t> size) {
+  check_defined("aten::repeat_interleave", repeats, "repeats");
+  const int64_t n = repeats.numel();
+  Tensor positions = empty({n}, DType::Int64);
+  for (int64_t i = 0; i < n; ++i) positions.data<int64_t>()[i] = i;
+  return repeat_interleave_tensor(positions, repeats.cpu(), 0, size);
+}
+std::vector<Tensor> tensor_split_at(const char* name, const Tensor& self, const std::vector<int64_t>& cuts, int64_t dim) {
+  check_defined(name, self);
+  TVK_CHECK(self.dim() > 0, name, ": expected at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(name, dim, self.dim()), n = self.sizes()[static_cast<size_t>(d)];
+  std::vector<Tensor> parts;
+  // Part i is self[cuts[i - 1] : cuts[i]] along d, as Python slices it (empty when end < start).
+  int64_t start = 0;
+  for (size_t i = 0; i <= cuts.size(); ++i) {
+    const int64_t cut = i < cuts.size() ? (cuts[i] < 0 ? cuts[i] + n : cuts[i]) : n;  // negative: from the end
+    const int64_t end = std::clamp<int64_t>(cut, 0, n);
+    parts.push_back(slice(self, d, start, std::max(start, end)));
+    start = end;
+  }
+  return parts;
+}
+std::vector<Tensor> tensor_split_sections(const Tensor& self, int64_t sections, int64_t dim) {
+  const char* name = "aten::tensor_split";
+  TVK_CHECK(sections > 0, name, ": number of sections must be larger than 0, got ", sections);
+  check_defined(name, self);
+  TVK_CHECK(self.dim() > 0, name, ": expected at least a 1-dimensional tensor");
+  const int64_t n = self.sizes()[static_cast<size_t>(wrap_dim(name, dim, self.dim()))];
+  std::vector<int64_t> cuts;
+  const int64_t base = n / sections, extra = n % sections;
+  int64_t at = 0;
+  for (int64_t i = 0; i + 1 < sections; ++i) cuts.push_back(at += base + (i < extra ? 1 : 0));
+  return tensor_split_at(name, self, cuts, dim);
+}
+std::vector<Tensor> tensor_split_indices(const Tensor& self, IntList indices, int64_t dim) {
+  return tensor_split_at("aten::tensor_split", self, indices, dim);
+}
+std::vector<Tensor> tensor_split_tensor(const Tensor& self, const Tensor& split, int64_t dim) {
+  const char* name = "aten::tensor_split";
+  check_defined(name, split, "tensor_indices_or_sections");
+  TVK_CHECK(split.dtype() == DType::Int64 && split.dim() <= 1, name,
+            ": tensor_indices_or_sections must be a zero-dimensional or one-dimensional tensor of int64");
+  const Tensor s = split.cpu().contiguous();
+  if (s.dim() == 0) return tensor_split_sections(self, s.data<int64_t>()[0], dim);
+  return tensor_split_at(name, self, std::vector<int64_t>(s.data<int64_t>(), s.data<int64_t>() + s.numel()), dim);
+}
+
+// F.one_hot: int64 on the CPU, read there (class ids are data the host decides with).
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  const char* name = "aten::one_hot";
+  check_defined(name, self);
+  TVK_CHECK(self.dtype() == DType::Int64, name, ": one_hot is only applicable to index tensor, got ",
+            to_string(self.dtype()));
+  const Tensor ids = self.cpu().contiguous();
+  const int64_t* p = ids.data<int64_t>();
+  int64_t classes = num_classes;
+  if (classes < 0) {
+    TVK_CHECK(ids.numel() > 0, name, ": Can not infer total number of classes from empty tensor.");
+    classes = *std::max_element(p, p + ids.numel()) + 1;
+  }
+  TVK_CHECK(classes <= (int64_t{1} << 24) && ids.numel() * classes < (int64_t{1} << 31), name, ": ", classes,
+            " classes for ", ids.numel(), " ids is too large");
+  IntList sizes = ids.sizes();
+  sizes.push_back(classes);
+  Tensor out = zeros(sizes, DType::Int64);
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    TVK_CHECK(p[i] >= 0, name, ": Class values must be non-negative.");
+    TVK_CHECK(p[i] < classes, name, ": Class values must be smaller than num_classes.");
+    out.data<int64_t>()[i * classes + p[i]] = 1;
+  }
+  return out;
+}
+
+// ---- eval-mode randomness and small aliases -----------------------------------------------------
+
+Tensor new_ones(const Tensor& self, IntList size, std::optional<int64_t> dtype, std::optional<int64_t> layout,
+                std::optional<Device> device, std::optional<bool> pin) {
+  auto opt = [](const auto& v) { return v ? IValue(*v) : IValue(); };
+  return op("aten::new_full", {IValue(self), IValue(size), IValue(1.0), opt(dtype), opt(layout), opt(device), opt(pin)});
+}
+// rrelu in eval: a leaky relu with the slope (lower + upper) / 2; training draws slopes.
+Tensor rrelu(const Tensor& self, double lower, double upper, bool training, const IValue& /*generator*/) {
+  TVK_CHECK(!training, "aten::rrelu: training mode (random slopes) is not supported; call the model in eval mode");
+  return op("aten::leaky_relu", {IValue(self), IValue((lower + upper) / 2)});
+}
+Tensor rrelu_(const Tensor& self, double lower, double upper, bool training, const IValue& generator) {
+  return assign(self, rrelu(self, lower, upper, training, generator));
+}
+Tensor alpha_dropout_of(const char* name, const Tensor& input, double p, bool train) {
+  check_defined(name, input);
+  TVK_CHECK(p >= 0 && p <= 1, name, ": dropout probability has to be between 0 and 1, but got ", p);
+  TVK_CHECK(!train || p == 0, name, ": training mode (random masks) is not supported; call the model in eval mode");
+  return input;
+}
+Tensor alpha_dropout(const Tensor& input, double p, bool train) { return alpha_dropout_of("aten::alpha_dropout", input, p, train); }
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  return alpha_dropout_of("aten::feature_alpha_dropout", input, p, train);
+}
+Tensor index_put(const Tensor& self, const IValue& indices, const Tensor& values, bool accumulate) {
+  check_defined("aten::index_put", self);
+  return op("aten::index_put_", {IValue(self.clone()), indices, IValue(values), IValue(accumulate)});
+}
+Tensor scatter_src_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return assign(self, op("aten::scatter.src", {IValue(self), IValue(dim), IValue(index), IValue(src)}));
+}
+Tensor scatter_value_(const Tensor& self, int64_t dim, const Tensor& index, double value) {
+  return assign(self, op("aten::scatter.value", {IValue(self), IValue(dim), IValue(index), IValue(value)}));
+}
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return assign(self, op("aten::scatter_add", {IValue(self), IValue(dim), IValue(index), IValue(src)}));
+}
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, double alpha) {
+  return assign(self, op("aten::index_add", {IValue(self), IValue(dim), IValue(index), IValue(source), IValue(alpha)}));
+}
+
 // F.affine_grid: the base grid of normalized coordinates (x, y[, z], 1) for every output
 // position, made on the host, times theta transposed: (N, H * W, 3) @ (N, 3, 2).
 Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corners) {
@@ -523,6 +726,50 @@ Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corne
 
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("aten::unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", unfold);
+TVK_REGISTER_OP_ANY_DEVICE("aten::unflatten.int(Tensor(a) self, int dim, int[] sizes, str[]? names=None) -> Tensor(a)",
+                           unflatten);
+TVK_REGISTER_OP_ANY_DEVICE("aten::channel_shuffle(Tensor self, int groups) -> Tensor", channel_shuffle);
+TVK_REGISTER_OP_ANY_DEVICE("aten::native_channel_shuffle(Tensor self, int groups) -> Tensor", channel_shuffle);
+TVK_REGISTER_OP_ANY_DEVICE("aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+                           "int? output_size=None) -> Tensor",
+                           repeat_interleave_int);
+TVK_REGISTER_OP_ANY_DEVICE("aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+                           "int? output_size=None) -> Tensor",
+                           repeat_interleave_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::repeat_interleave.Tensor(Tensor repeats, *, int? output_size=None) -> Tensor",
+                           repeat_interleave_counts);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]",
+                           tensor_split_sections);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]",
+                           tensor_split_indices);
+TVK_REGISTER_OP_ANY_DEVICE("aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, "
+                           "Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]",
+                           tensor_split_tensor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::one_hot(Tensor self, int num_classes=-1) -> Tensor", one_hot);
+TVK_REGISTER_OP_ANY_DEVICE("aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+                           "Device? device=None, bool? pin_memory=None) -> Tensor",
+                           new_ones);
+TVK_REGISTER_OP_ANY_DEVICE("aten::rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+                           "bool training=False, Generator? generator=None) -> Tensor",
+                           rrelu);
+TVK_REGISTER_OP_ANY_DEVICE("aten::rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
+                           "bool training=False, Generator? generator=None) -> Tensor(a!)",
+                           rrelu_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor", alpha_dropout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor",
+                           feature_alpha_dropout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+                           index_put);
+TVK_REGISTER_OP_ANY_DEVICE("aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+                           scatter_src_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)",
+                           scatter_value_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+                           scatter_add_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, "
+                           "Scalar alpha=1) -> Tensor(a!)",
+                           index_add_);
 TVK_REGISTER_OP_ANY_DEVICE("aten::affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor",
                            affine_grid_generator);
 TVK_REGISTER_OP_ANY_DEVICE("aten::detach(Tensor(a) self) -> Tensor(a)", same);

@@ -117,11 +117,25 @@ bool follows_other_device(const OpEntry& op, size_t i, const IValue& v) {
   return is_cpu_scalar(v) || (is_cpu_mask(v) && !(i == 0 && op.mutates_self));
 }
 
+// Index tensors on the CPU (int64, or bool masks in a list of indices), which kernels read on
+// the host: alone (index_select's `index`) or as a Tensor?[] list (index's `indices`).
 bool is_cpu_indices(const OpEntry& op, size_t i, const IValue& v) {
-  if (i >= op.schema.arguments.size() || !v.isTensor() || !v.toTensor().defined()) return false;
+  if (i >= op.schema.arguments.size()) return false;
   const std::string& name = op.schema.arguments[i].name;
-  return (name == "indices" || name == "index") && v.toTensor().device() == Device::CPU &&
-         v.toTensor().dtype() == DType::Int64;
+  if (name != "indices" && name != "index") return false;
+  auto host_index = [](const IValue& e, bool bool_too) {
+    if (!e.isTensor() || !e.toTensor().defined()) return e.isNone() || (e.isTensor() && !e.toTensor().defined());
+    const Tensor& t = e.toTensor();
+    return t.device() == Device::CPU && (t.dtype() == DType::Int64 || (bool_too && t.dtype() == DType::Bool));
+  };
+  if (v.isTensor()) return v.toTensor().defined() && host_index(v, false);
+  if (!v.isList() || v.toList().empty()) return false;
+  bool any_tensor = false;
+  for (const IValue& e : v.toList()) {
+    if (!host_index(e, true)) return false;
+    any_tensor = any_tensor || (e.isTensor() && e.toTensor().defined());
+  }
+  return any_tensor;
 }
 }  // namespace
 

@@ -99,6 +99,19 @@ float softplusf(float x, float beta, float threshold) {
   return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
 }
 
+// abs and neg keep int64 int64, as in torch (wrapping for the lowest value).
+template <bool kAbs>
+Tensor int64_sign_op(const Tensor& self) {
+  const Tensor in = self.contiguous();
+  Tensor out = empty(self.sizes(), DType::Int64);
+  for (int64_t i = 0; i < in.numel(); ++i) {
+    const int64_t v = in.data<int64_t>()[i];
+    const uint64_t negated = 0 - static_cast<uint64_t>(v);
+    out.data<int64_t>()[i] = (kAbs && v >= 0) ? v : static_cast<int64_t>(negated);
+  }
+  return out;
+}
+
 // int64 and bool tensors as float32: functions torch computes in floating point
 // (torch.reciprocal(torch.tensor(8)) is 0.125; a traced model's 1 / size).
 Tensor float_input(const char* op, const Tensor& self) {
@@ -134,12 +147,10 @@ TVK_POINTWISE_TO_FLOAT(tanh, std::tanh(x))
 TVK_POINTWISE(hardswish, x * hardsigmoidf(x))
 TVK_POINTWISE(hardsigmoid, hardsigmoidf(x))
 TVK_POINTWISE(silu, x * sigmoidf(x))
-TVK_POINTWISE(neg, -x)
 TVK_POINTWISE_TO_FLOAT(exp, std::exp(x))
 TVK_POINTWISE_TO_FLOAT(sqrt, std::sqrt(x))
 TVK_POINTWISE_TO_FLOAT(rsqrt, 1.f / std::sqrt(x))
 TVK_POINTWISE_TO_FLOAT(reciprocal, 1.f / x)
-TVK_POINTWISE(abs, std::fabs(x))
 TVK_POINTWISE_TO_FLOAT(log, std::log(x))
 TVK_POINTWISE_TO_FLOAT(log2, std::log2(x))
 TVK_POINTWISE_TO_FLOAT(log10, std::log10(x))
@@ -168,6 +179,27 @@ TVK_POINTWISE_TO_FLOAT(exp2, std::exp2(x))
 TVK_POINTWISE(frac, x - std::trunc(x))
 #undef TVK_POINTWISE
 #undef TVK_POINTWISE_TO_FLOAT
+
+Tensor abs(const Tensor& self) {
+  if (self.defined() && self.dtype() == DType::Int64) return int64_sign_op<true>(self);
+  check_float("aten::abs", self);
+  return map_float(self, [](float x) { return std::fabs(x); });
+}
+Tensor abs_(const Tensor& self) {
+  check_float("aten::abs_", self);
+  apply_float(self, [](float x) { return std::fabs(x); });
+  return self;
+}
+Tensor neg(const Tensor& self) {
+  if (self.defined() && self.dtype() == DType::Int64) return int64_sign_op<false>(self);
+  check_float("aten::neg", self);
+  return map_float(self, [](float x) { return -x; });
+}
+Tensor neg_(const Tensor& self) {
+  check_float("aten::neg_", self);
+  apply_float(self, [](float x) { return -x; });
+  return self;
+}
 
 Tensor softshrink(const Tensor& self, Scalar lambd) {
   check_float("aten::softshrink", self);

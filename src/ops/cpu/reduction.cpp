@@ -70,6 +70,38 @@ Tensor sum_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std
 }
 Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) { return sum_impl(self, std::nullopt, false, dtype); }
 
+// torch.prod: products in order, float32 for float32 input, int64 (wrapping) for int64 and bool.
+Tensor prod_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
+  const char* op = "aten::prod";
+  check_defined(op, self);
+  const DType out_dtype = dtype ? dtype_from_code(op, dtype) : (self.dtype() == DType::Float32 ? DType::Float32
+                                                                                              : DType::Int64);
+  TVK_CHECK(out_dtype != DType::Bool, op, ": dtype=bool is not supported");
+  const ReducePlan plan = plan_reduce(op, self, dims, keepdim);
+  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
+  Tensor out = empty(plan.out_sizes, out_dtype);
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    float product = 1.f;
+    uint64_t whole = 1;
+    for (int64_t c = 0; c < plan.cols; ++c) {
+      const int64_t i = r * plan.cols + c;
+      switch (rows.dtype()) {
+        case DType::Float32: product *= rows.data<float>()[i]; break;
+        case DType::Int64: whole *= static_cast<uint64_t>(rows.data<int64_t>()[i]); break;
+        case DType::Bool: whole *= rows.data<bool>()[i] ? 1 : 0; break;
+      }
+    }
+    if (rows.dtype() != DType::Float32) product = static_cast<float>(static_cast<int64_t>(whole));
+    if (out_dtype == DType::Float32) out.data<float>()[r] = product;
+    else out.data<int64_t>()[r] = rows.dtype() == DType::Float32 ? static_cast<int64_t>(product) : static_cast<int64_t>(whole);
+  }
+  return out;
+}
+Tensor prod_dim(const Tensor& self, int64_t dim, bool keepdim, std::optional<int64_t> dtype) {
+  return prod_impl(self, IntList{dim}, keepdim, dtype);
+}
+Tensor prod_all(const Tensor& self, std::optional<int64_t> dtype) { return prod_impl(self, std::nullopt, false, dtype); }
+
 // torch.any / torch.all: whether any / every element is non-zero (NaN is), as a bool tensor;
 // all of an empty set is true, any false.
 template <bool kAll>
@@ -202,6 +234,9 @@ TVK_REGISTER_OP("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", 
 TVK_REGISTER_OP("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
                 sum_dim);
 TVK_REGISTER_OP("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", sum_all);
+TVK_REGISTER_OP("aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                prod_dim);
+TVK_REGISTER_OP("aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", prod_all);
 TVK_REGISTER_OP("aten::any(Tensor self) -> Tensor", any_all);
 TVK_REGISTER_OP("aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", any_dim);
 TVK_REGISTER_OP("aten::all(Tensor self) -> Tensor", all_all);

@@ -1,10 +1,11 @@
 // Selection, sorting and indexing: the ops detection and sequence models reach after their
-// convolutions (argmax, topk, sort, argsort, unique, cumsum, cumprod, index, index_put_, index_select,
-// gather, where, embedding, nonzero, comparisons, masked_fill, torchvision::nms). Most have CPU kernels only:
-// data-dependent shapes and sorting fit a GPU poorly, and on Vulkan tensors they run through the
-// opt-in CPU fallback. index, index_select, embedding (gathers of rows), where, comparisons
-// with a scalar and masked_fill (swin_t's and maxvit_t's attention) have Vulkan kernels too
-// (vulkan/ops/indexing.cpp), and so have argmax and cumsum (vulkan/ops/reduction.cpp).
+// convolutions (argmax, topk, sort, argsort, unique, cumsum, cumprod, scatter, scatter_add,
+// index_add, index, index_put_, index_select, gather, where, embedding, nonzero, comparisons,
+// masked_fill, torchvision::nms). Most have CPU kernels only: data-dependent shapes and sorting
+// fit a GPU poorly, and on Vulkan tensors they run through the opt-in CPU fallback. index,
+// index_select, gather, embedding (gathers of rows), where, comparisons and masked_fill (swin_t's
+// and maxvit_t's attention) have Vulkan kernels too (vulkan/ops/indexing.cpp), and so have
+// argmax, cumsum and cumprod (vulkan/ops/reduction.cpp).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -231,6 +232,114 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
       for (int64_t j = 0; j < n; ++j) {
         std::copy_n(in + (o * a.size + ip[j]) * a.inner, a.inner, po + (o * n + j) * a.inner);
       }
+    return 0;
+  });
+  return out;
+}
+
+// scatter / scatter_add: a copy of self where each element e of index (over index's shape) puts
+// src[e] (or the value) at self's position with dim replaced by index[e], or adds it there.
+// Later writes win for scatter, as PyTorch's CPU kernel does in order.
+Tensor scatter_impl(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                    std::optional<double> value, bool add) {
+  check_defined(op, self);
+  check_index_tensor(op, index);
+  TVK_CHECK(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), op, ": index ", index.shape_string(),
+            " and self ", self.shape_string(), " must have the same number of dimensions");
+  const int64_t d = self.dim() == 0 ? 0 : wrap_dim(op, dim, self.dim());
+  if (src.defined()) {
+    TVK_CHECK(src.dtype() == self.dtype(), op, ": expected self and src to have the same dtype, got ",
+              to_string(self.dtype()), " and ", to_string(src.dtype()));
+    TVK_CHECK(src.dim() == index.dim(), op, ": index ", index.shape_string(), " and src ", src.shape_string(),
+              " must have the same number of dimensions");
+  }
+  for (int64_t i = 0; i < index.dim(); ++i) {
+    TVK_CHECK(i == d || self.dim() == 0 || index.sizes()[i] <= self.sizes()[i], op, ": index ", index.shape_string(),
+              " is larger than self ", self.shape_string(), " outside dimension ", d);
+    TVK_CHECK(!src.defined() || index.sizes()[i] <= src.sizes()[i], op, ": index ", index.shape_string(),
+              " is larger than src ", src.shape_string());
+  }
+  Tensor out = self.contiguous().clone();
+  const Tensor idx = index.contiguous();
+  const Tensor from = src.defined() ? src.contiguous() : Tensor();
+  const IntList out_strides = contiguous_strides(self.sizes());
+  const IntList src_strides = from.defined() ? contiguous_strides(from.sizes()) : IntList{};
+  const IntList idx_strides = contiguous_strides(index.sizes());
+  const int64_t* ip = idx.data<int64_t>();
+  const int64_t size = self.dim() == 0 ? 1 : self.sizes()[static_cast<size_t>(d)];
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* po = out.template data<T>();
+    const T* ps = from.defined() ? from.template data<T>() : nullptr;
+    for (int64_t e = 0; e < idx.numel(); ++e) {
+      int64_t rest = e, at = 0, from_at = 0;
+      for (int64_t i = 0; i < index.dim(); ++i) {
+        const int64_t c = rest / idx_strides[static_cast<size_t>(i)];
+        rest %= idx_strides[static_cast<size_t>(i)];
+        if (ps) from_at += c * src_strides[static_cast<size_t>(i)];
+        if (self.dim() == 0) continue;
+        if (i == d) {
+          int64_t j = ip[e];
+          TVK_CHECK(j >= -size && j < size, op, ": index ", j, " is out of bounds for dimension ", d, " with size ", size);
+          if (j < 0) j += size;
+          at += j * out_strides[static_cast<size_t>(i)];
+        } else {
+          at += c * out_strides[static_cast<size_t>(i)];
+        }
+      }
+      const T v = ps ? ps[from_at] : static_cast<T>(*value);
+      if constexpr (std::is_same_v<T, bool>) {
+        po[at] = add ? (po[at] || v) : v;
+      } else {
+        po[at] = add ? static_cast<T>(po[at] + v) : v;
+      }
+    }
+    return 0;
+  });
+  return out;
+}
+Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("aten::scatter", self, dim, index, src, std::nullopt, false);
+}
+Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  return scatter_impl("aten::scatter", self, dim, index, Tensor(), value, false);
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("aten::scatter_add", self, dim, index, src, std::nullopt, true);
+}
+// index_add: self with alpha * source's slices along dim added at the rows index names.
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
+  const char* op = "aten::index_add";
+  check_defined(op, self);
+  check_defined(op, source, "source");
+  check_index_tensor(op, index);
+  TVK_CHECK(index.dim() <= 1, op, ": index must be 0-D or 1-D, got ", index.shape_string());
+  TVK_CHECK(source.dim() == self.dim(), op, ": source ", source.shape_string(), " and self ", self.shape_string(),
+            " must have the same number of dimensions");
+  const AlongDim a = along_dim(op, self, dim);
+  const AlongDim b = along_dim(op, source, dim);
+  TVK_CHECK(b.size == index.numel() && b.outer == a.outer && b.inner == a.inner, op, ": source ", source.shape_string(),
+            " does not match self ", self.shape_string(), " outside dimension ", a.dim, " or index's ", index.numel(),
+            " entries along it");
+  const Tensor rows = index.contiguous();
+  Tensor out = self.contiguous().clone();
+  const Tensor src = source.dtype() == self.dtype() ? b.data : Tensor();
+  TVK_CHECK(src.defined(), op, ": self and source must have the same dtype");
+  with_dtype(self, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* po = out.template data<T>();
+      const T* ps = src.template data<T>();
+      const T scale = static_cast<T>(alpha);
+      for (int64_t j = 0; j < b.size; ++j) {
+        const int64_t r = rows.data<int64_t>()[j];
+        check_in_range(op, r < 0 ? r + a.size : r, a.size, a.dim);
+        const int64_t row = r < 0 ? r + a.size : r;
+        for (int64_t o = 0; o < a.outer; ++o)
+          for (int64_t i = 0; i < a.inner; ++i)
+            po[(o * a.size + row) * a.inner + i] += scale * ps[(o * b.size + j) * b.inner + i];
+      }
+    }
     return 0;
   });
   return out;
@@ -594,6 +703,11 @@ TVK_REGISTER_OP("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 
 TVK_REGISTER_OP("aten::index_select(Tensor self, int dim, Tensor index) -> Tensor", index_select);
 TVK_REGISTER_OP("tvk::gather_dim(Tensor self, int dim, int[] rows) -> Tensor", gather_dim);
 TVK_REGISTER_OP("aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", gather);
+TVK_REGISTER_OP("aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", scatter_src);
+TVK_REGISTER_OP("aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", scatter_value);
+TVK_REGISTER_OP("aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", scatter_add);
+TVK_REGISTER_OP("aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+                index_add);
 TVK_REGISTER_OP("aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", where_self);
 TVK_REGISTER_OP("aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
                 "bool sparse=False) -> Tensor", embedding);

@@ -1,5 +1,5 @@
 // Row reductions of in[r * cols .. r * cols + cols): MODE 0 sums (torch.sum), 1 means, 2 maxima
-// and 3 minima (torch.amax / amin; NaN wins, as in PyTorch). The host first permutes reduced dims
+// and 3 minima (torch.amax / amin; NaN wins, as in PyTorch), 4 products (torch.prod). The host first permutes reduced dims
 // to the end when they are not already there.
 // One work group of 64 invocations per row, partial sums meeting in shared memory: lavapipe
 // stops a shader's loop after 65535 iterations, so one invocation per row was wrong past that
@@ -19,6 +19,7 @@ shared float partial[kGroup];
 
 float combine(float a, float b) {
   if (MODE < 2) return a + b;
+  if (MODE == 4) return a * b;
   if (isnan(a) || isnan(b)) return isnan(a) ? a : b;
   return MODE == 2 ? max(a, b) : min(a, b);
 }
@@ -27,8 +28,8 @@ void main() {
   uint r = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   uint t = gl_LocalInvocationID.x;
   uint base = (r < rows ? r : 0) * cols;
-  // The identity of each mode: 0, or -inf for maxima and +inf for minima.
-  float s = MODE == 2 ? uintBitsToFloat(0xff800000u) : MODE == 3 ? uintBitsToFloat(0x7f800000u) : 0.0;
+  // The identity of each mode: 0, -inf for maxima, +inf for minima, 1 for products.
+  float s = MODE == 2 ? uintBitsToFloat(0xff800000u) : MODE == 3 ? uintBitsToFloat(0x7f800000u) : MODE == 4 ? 1.0 : 0.0;
   for (uint i = t; i < cols; i += kGroup) s = combine(s, x[base + i]);
   partial[t] = s;
   barrier();

@@ -101,6 +101,40 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
   return gather_rows(op, weight, out_sizes, weight.sizes()[0], weight.sizes()[1], rows);
 }
 
+// gather(self, dim, index): self[i0, .., index[i], .., in] over index's shape, as advanced
+// indexing with index along dim and a range along every other dim (indices read on the host).
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  const char* op = "aten::gather";
+  ops::check_defined(op, self);
+  ops::check_defined(op, index, "index");
+  TVK_CHECK(index.dtype() == DType::Int64, op, ": argument 'index' must be int64, got ", to_string(index.dtype()));
+  TVK_CHECK(self.dim() > 0 && index.dim() == self.dim(), op, ": index ", index.shape_string(), " and self ",
+            self.shape_string(), " must have the same number of dimensions");
+  const int64_t d = ops::wrap_dim(op, dim, self.dim());
+  const Tensor idx = index.cpu().contiguous();
+  const int64_t size = self.sizes()[static_cast<size_t>(d)];
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    const int64_t v = idx.data<int64_t>()[i];
+    TVK_CHECK(v >= 0 && v < size, op, ": index ", v, " is out of bounds for dimension ", d, " with size ", size);
+  }
+  List indices;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    TVK_CHECK(i == d || index.sizes()[static_cast<size_t>(i)] <= self.sizes()[static_cast<size_t>(i)], op, ": index ",
+              index.shape_string(), " is larger than self ", self.shape_string(), " outside dimension ", d);
+    if (i == d) {
+      indices.push_back(IValue(idx));
+      continue;
+    }
+    const int64_t n = index.sizes()[static_cast<size_t>(i)];
+    IntList shape(static_cast<size_t>(self.dim()), 1);
+    shape[static_cast<size_t>(i)] = n;
+    Tensor range = tvk::empty(shape, DType::Int64);
+    for (int64_t k = 0; k < n; ++k) range.data<int64_t>()[k] = k;
+    indices.push_back(IValue(range));
+  }
+  return ops::call("aten::index.Tensor", {IValue(self), IValue::list(std::move(indices))}).toTensor();
+}
+
 // Must match the OP constants of compare_scalar.glsl.
 enum CompareOp : uint32_t { kEq = 0, kNe = 1, kGt = 2, kLt = 3, kGe = 4, kLe = 5 };
 
@@ -266,6 +300,7 @@ Tensor where_self(const Tensor& condition, const Tensor& self, const Tensor& oth
 TVK_REGISTER_VULKAN_KERNEL("aten::where.self", where_self);
 TVK_REGISTER_VULKAN_KERNEL("aten::index.Tensor", index);
 TVK_REGISTER_VULKAN_KERNEL("aten::index_select", index_select);
+TVK_REGISTER_VULKAN_KERNEL("aten::gather", gather);
 TVK_REGISTER_VULKAN_KERNEL("tvk::gather_dim", gather_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::embedding", embedding);
 TVK_REGISTER_VULKAN_KERNEL("aten::eq.Scalar", eq_scalar);

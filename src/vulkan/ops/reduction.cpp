@@ -1,6 +1,6 @@
 // Vulkan reductions (shaders reduce_mean.glsl, softmax.glsl, argmax.glsl, cumsum.glsl): mean,
-// sum, amax and amin over dims (reduced dims are permuted to the end first when they are not
-// already there), softmax, log_softmax, argmax, argmin, cumsum and cumprod.
+// sum, prod, amax and amin over dims (reduced dims are permuted to the end first when they are
+// not already there), any and all through them, softmax, log_softmax, argmax, argmin, cumsum and cumprod.
 #include "ops/registry.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
@@ -18,7 +18,7 @@ bool is_identity(const IntList& order) {
 }
 
 // reduce_mean.glsl's MODE.
-enum class RowReduction : uint32_t { Sum = 0, Mean = 1, Max = 2, Min = 3 };
+enum class RowReduction : uint32_t { Sum = 0, Mean = 1, Max = 2, Min = 3, Prod = 4 };
 
 // Row reductions of float32 tensors; int64 and bool ones decline to the CPU.
 Tensor reduce_rows(const char* op, const Tensor& self, const std::optional<IntList>& dims, bool keepdim,
@@ -26,7 +26,8 @@ Tensor reduce_rows(const char* op, const Tensor& self, const std::optional<IntLi
   check_vulkan_float(op, self);
   ops::check_float_dtype_arg(op, dtype);
   const ops::ReducePlan plan = ops::plan_reduce(op, self, dims, keepdim);
-  TVK_CHECK(mode < RowReduction::Max || plan.cols > 0 || plan.rows == 0, op, ": a reduced dimension of ",
+  const bool extreme = mode == RowReduction::Max || mode == RowReduction::Min;
+  TVK_CHECK(!extreme || plan.cols > 0 || plan.rows == 0, op, ": a reduced dimension of ",
             self.shape_string(), " is empty; its ", mode == RowReduction::Max ? "maximum" : "minimum", " is undefined");
   const Tensor rows =
       is_identity(plan.order) ? self : materialize(op, self, ops::permute_geometry(self, plan.order));
@@ -51,6 +52,27 @@ Tensor sum_dim(const Tensor& self, std::optional<IntList> dim, bool keepdim, std
 Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) {
   return reduce_rows("aten::sum", self, std::nullopt, false, dtype, RowReduction::Sum);
 }
+Tensor prod_dim(const Tensor& self, int64_t dim, bool keepdim, std::optional<int64_t> dtype) {
+  return reduce_rows("aten::prod", self, IntList{dim}, keepdim, dtype, RowReduction::Prod);
+}
+Tensor prod_all(const Tensor& self, std::optional<int64_t> dtype) {
+  return reduce_rows("aten::prod", self, std::nullopt, false, dtype, RowReduction::Prod);
+}
+// any / all: whether the largest (smallest) of each line's non-zero flags, as 0 or 1, is 1.
+Tensor any_all_of(const char* op, const Tensor& self, const std::optional<IntList>& dims, bool keepdim, bool all) {
+  ops::check_defined(op, self);
+  const ops::ReducePlan plan = ops::plan_reduce(op, self, dims, keepdim);
+  if (plan.cols == 0) return tvk::full(plan.out_sizes, all ? 1.0 : 0.0, DType::Bool, tvk::Device::Vulkan);  // all of none
+  const Tensor set = self.dtype() == DType::Bool ? self : ops::call("aten::ne.Scalar", {IValue(self), IValue(0.0)}).toTensor();
+  const Tensor flags =
+      ops::call("aten::to.dtype", {IValue(set), IValue(int64_t{6}), IValue(false), IValue(false), IValue()}).toTensor();
+  const Tensor r = reduce_rows(op, flags, dims, keepdim, std::nullopt, all ? RowReduction::Min : RowReduction::Max);
+  return ops::call("aten::gt.Scalar", {IValue(r), IValue(0.0)}).toTensor();
+}
+Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_of("aten::any", self, IntList{dim}, keepdim, false); }
+Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_of("aten::all", self, IntList{dim}, keepdim, true); }
+Tensor any_all(const Tensor& self) { return any_all_of("aten::any", self, std::nullopt, false, false); }
+Tensor all_all(const Tensor& self) { return any_all_of("aten::all", self, std::nullopt, false, true); }
 // An empty dim list reduces every dim, as torch.amax does.
 Tensor amax(const Tensor& self, IntList dim, bool keepdim) {
   return reduce_rows("aten::amax", self, dim.empty() ? std::nullopt : std::optional<IntList>(dim), keepdim, std::nullopt,
@@ -176,6 +198,12 @@ TVK_REGISTER_VULKAN_KERNEL("aten::log_softmax.int", log_softmax);
 TVK_REGISTER_VULKAN_KERNEL("aten::argmax", arg_extreme<false>);
 TVK_REGISTER_VULKAN_KERNEL("aten::argmin", arg_extreme<true>);
 TVK_REGISTER_VULKAN_KERNEL("aten::amax", amax);
+TVK_REGISTER_VULKAN_KERNEL("aten::prod.dim_int", prod_dim);
+TVK_REGISTER_VULKAN_KERNEL("aten::prod", prod_all);
+TVK_REGISTER_VULKAN_KERNEL("aten::any.dim", any_dim);
+TVK_REGISTER_VULKAN_KERNEL("aten::all.dim", all_dim);
+TVK_REGISTER_VULKAN_KERNEL("aten::any", any_all);
+TVK_REGISTER_VULKAN_KERNEL("aten::all", all_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::amin", amin);
 TVK_REGISTER_VULKAN_KERNEL("aten::cumsum", cumsum);
 TVK_REGISTER_VULKAN_KERNEL("aten::cumprod", cumprod);
