@@ -12,7 +12,8 @@
 // - col2im (F.fold) as a transposed convolution with one-hot weights, one group per channel;
 // - affine_grid_generator (F.affine_grid): a host-made base grid times theta;
 // - unfold (a strided view), unflatten, channel_shuffle, repeat_interleave, tensor_split, one_hot,
-//   new_ones, eval-mode rrelu and alpha dropout, index_put, and the in-place scatters.
+//   new_ones, eval-mode rrelu and alpha dropout, index_put, and the in-place scatters;
+// - bitwise and / or / xor (`&` of masks): logical ops for bool, host integer ops for int64.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -681,6 +682,41 @@ Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
   return assign(self, op("aten::index_add", {IValue(self), IValue(dim), IValue(index), IValue(source), IValue(alpha)}));
 }
 
+// ---- bitwise ops: logical for bool tensors (on either device), integer bitwise for int64 --------
+
+template <typename F>
+Tensor bitwise(const char* name, const char* logical, const Tensor& self, const Tensor& other, F&& f) {
+  check_defined(name, self);
+  check_defined(name, other, "other");
+  if (self.dtype() == DType::Bool && other.dtype() == DType::Bool) return op(logical, {IValue(self), IValue(other)});
+  TVK_CHECK(self.dtype() != DType::Float32 && other.dtype() != DType::Float32, name,
+            " is only supported for integer and bool tensors, got ", to_string(self.dtype()), " and ",
+            to_string(other.dtype()));
+  const auto as_int64 = [](const Tensor& t) {
+    const Tensor c = t.cpu();
+    return c.dtype() == DType::Int64 ? c.contiguous()
+                                     : op("aten::to.dtype", {IValue(c), IValue(int64_t{4}), IValue(false), IValue(false), IValue()});
+  };
+  const Tensor a = as_int64(self), b = as_int64(other);
+  const IntList sizes = broadcast_shapes(name, a.sizes(), b.sizes());
+  const Tensor ea = expand(a, sizes).contiguous(), eb = expand(b, sizes).contiguous();
+  Tensor out = empty(sizes, DType::Int64);
+  for (int64_t i = 0; i < out.numel(); ++i) out.data<int64_t>()[i] = f(ea.data<int64_t>()[i], eb.data<int64_t>()[i]);
+  return out;
+}
+Tensor bitwise_and(const Tensor& self, const Tensor& other) {
+  return bitwise("aten::bitwise_and", "aten::logical_and", self, other, [](int64_t a, int64_t b) { return a & b; });
+}
+Tensor bitwise_or(const Tensor& self, const Tensor& other) {
+  return bitwise("aten::bitwise_or", "aten::logical_or", self, other, [](int64_t a, int64_t b) { return a | b; });
+}
+Tensor bitwise_xor(const Tensor& self, const Tensor& other) {
+  return bitwise("aten::bitwise_xor", "aten::logical_xor", self, other, [](int64_t a, int64_t b) { return a ^ b; });
+}
+Tensor bitwise_and_(const Tensor& self, const Tensor& other) { return assign(self, bitwise_and(self, other)); }
+Tensor bitwise_or_(const Tensor& self, const Tensor& other) { return assign(self, bitwise_or(self, other)); }
+Tensor bitwise_xor_(const Tensor& self, const Tensor& other) { return assign(self, bitwise_xor(self, other)); }
+
 // F.affine_grid: the base grid of normalized coordinates (x, y[, z], 1) for every output
 // position, made on the host, times theta transposed: (N, H * W, 3) @ (N, 3, 2).
 Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corners) {
@@ -726,6 +762,17 @@ Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corne
 
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_and);
+TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_or);
+TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_xor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::__and__.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_and);
+TVK_REGISTER_OP_ANY_DEVICE("aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_or);
+TVK_REGISTER_OP_ANY_DEVICE("aten::__xor__.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_xor);
+TVK_REGISTER_OP_ANY_DEVICE("aten::__iand__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", bitwise_and_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::__ior__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", bitwise_or_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::__ixor__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", bitwise_xor_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", bitwise_and_);
+TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", bitwise_or_);
 TVK_REGISTER_OP_ANY_DEVICE("aten::unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", unfold);
 TVK_REGISTER_OP_ANY_DEVICE("aten::unflatten.int(Tensor(a) self, int dim, int[] sizes, str[]? names=None) -> Tensor(a)",
                            unflatten);

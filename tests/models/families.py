@@ -7,7 +7,7 @@ and traced, with torch's outputs; the device run writes the same with torch 2.x.
 
     FAMILIES[name]() -> (module in eval mode, input tensor)
 """
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import torch
 from torch import nn
@@ -292,7 +292,8 @@ class MadeTensors(nn.Module):
     """Tensors the model makes on the CPU meeting its input's (on Vulkan when tvk runs it
     there): torch.arange position ids made float, sinusoidal encodings from arange and exp, a
     torch.tensor constant, linspace, eye, triu masks, a count of non-zeros, and integer ranges
-    added to float data."""
+    added to float data; a dict of results merged as torchvision's detectors merge their losses
+    (update, setdefault, pop, copy, clear)."""
 
     def __init__(self):
         super().__init__()
@@ -309,7 +310,13 @@ class MadeTensors(nn.Module):
         scores = scores.masked_fill(torch.triu(torch.ones(n, n), 1) > 0, -1e4)
         attn = torch.softmax(scores, -1) + torch.eye(n) * 0.1
         kept = torch.count_nonzero(x > 0, 2).float()
-        return torch.matmul(attn, y), kept / d
+        stats: Dict[str, torch.Tensor] = {"a": kept}
+        stats.update({"b": kept * 2.0})
+        stats.setdefault("c", kept + 1.0)
+        first = stats.pop("a")
+        spare = stats.copy()
+        spare.clear()
+        return torch.matmul(attn, y), (first + stats["b"] + stats["c"] + float(len(spare))) / d
 
 
 def _token_ids(shape, lengths, seed=1):

@@ -1650,6 +1650,25 @@ def generate_math(torch, c):
     c.add("aten::feature_alpha_dropout", r(2, 3, 4), 0.5, False)
     c.add("aten::abs", torch.tensor([-3, 4, 0, -9223372036854775807]))
     c.add("aten::neg", torch.tensor([-3, 4, 0]))
+    # torchvision's roi_align: boxes inside, across the edge and outside, tiny and large; both
+    # alignments, adaptive and fixed sampling grids, a feature stride.
+    import torchvision
+    feats = r(2, 3, 10, 12)
+    rois = torch.tensor([[0, 1.0, 1.0, 8.0, 6.0], [1, 0.5, 2.0, 11.5, 9.5], [0, -3.0, -2.0, 4.0, 3.0],
+                         [1, 10.0, 8.0, 30.0, 20.0], [0, 5.0, 5.0, 5.2, 5.1], [1, 20.0, 20.0, 25.0, 25.0]])
+    roi = lambda f, b, sc, ph, pw, sr, al: torchvision.ops.roi_align(f, b, (ph, pw), sc, sr, al)
+    for scale, ph, pw, sr, al in [(1.0, 3, 3, 0, False), (1.0, 2, 4, 2, True), (0.5, 7, 7, 0, True), (2.0, 1, 1, 1, False)]:
+        c.add("torchvision::roi_align", feats, rois, scale, ph, pw, sr, al, ref=roi)
+    c.add("torchvision::roi_align", feats, torch.zeros(0, 5), 1.0, 2, 2, 0, False, ref=roi)
+    c.error("torchvision::roi_align", feats, rois[:, :4], 1.0, 2, 2, 0, False, ref=roi)
+    # Bitwise and / or / xor: bool masks (either device) and int64.
+    ma, mb = r(3, 4) > 0, r(4) > 0
+    for name in ["bitwise_and.Tensor", "bitwise_or.Tensor", "bitwise_xor.Tensor", "__and__.Tensor", "__or__.Tensor",
+                 "__xor__.Tensor"]:
+        c.add(f"aten::{name}", ma, mb)
+        c.add(f"aten::{name}", torch.tensor([[5, 12], [-3, 0]]), torch.tensor([6, 10]))
+    for name in ["__iand__.Tensor", "__ior__.Tensor", "__ixor__.Tensor", "bitwise_and_.Tensor", "bitwise_or_.Tensor"]:
+        c.add(f"aten::{name}", ma.clone(), mb)
     # Factories.
     dtypes = {None: torch.float32, 6: torch.float32, 4: torch.int64}
     for start, end, steps in [(0, 1, 5), (-2.5, 3, 7), (3, -1, 1), (0, 10, 0), (1, 2, 2)]:

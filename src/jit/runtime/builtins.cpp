@@ -374,6 +374,18 @@ const std::unordered_map<std::string, Builtin>& table() {
       return true;
     };
     t["pop"] = [](Stack& a, IValue* out) {
+      if (!a.empty() && a[0].isDict() && (a.size() == 2 || a.size() == 3)) {  // dict.pop(key[, default])
+        auto& items = a[0].toDict()->items;
+        for (auto it = items.begin(); it != items.end(); ++it)
+          if (ivalue_equal(it->first, a[1])) {
+            *out = it->second;
+            items.erase(it);
+            return true;
+          }
+        if (a.size() == 2) throw Error("KeyError: " + python_str(a[1]));
+        *out = a[2];
+        return true;
+      }
       if (a.empty() || !a[0].isList()) return false;
       auto& l = *a[0].toListRef();
       const int64_t i = list_index(a.size() > 1 ? a[1].toInt() : -1, l.size(), "pop");
@@ -386,10 +398,45 @@ const std::unordered_map<std::string, Builtin>& table() {
       *out = IValue::list(a[0].toList());
       return true;
     };
-    // list.copy() (swin_t copies its shift sizes before zeroing some): a new list, same items.
+    // list.copy() (swin_t copies its shift sizes before zeroing some): a new list, same items;
+    // dict.copy() likewise.
     t["copy"] = [](Stack& a, IValue* out) {
+      if (a.size() == 1 && a[0].isDict()) {
+        auto dict = std::make_shared<Dict>();
+        dict->items = a[0].toDict()->items;
+        *out = IValue(dict);
+        return true;
+      }
       if (a.size() != 1 || !a[0].isList()) return false;
       *out = IValue::list(a[0].toList());
+      return true;
+    };
+    // dict.update(other) (torchvision's detectors merge their loss dicts), clear(), setdefault().
+    t["update"] = [](Stack& a, IValue* out) {
+      if (a.size() != 2 || !a[0].isDict() || !a[1].isDict()) return false;
+      Dict& d = *a[0].toDict();
+      const auto other = a[1].toDict()->items;  // a copy: d.update(d) reads what it writes
+      for (const auto& [k, v] : other) d.set(k, v);
+      *out = IValue();
+      return true;
+    };
+    t["clear"] = [](Stack& a, IValue* out) {
+      if (a.size() != 1) return false;
+      if (a[0].isDict()) a[0].toDict()->items.clear();
+      else if (a[0].isList()) a[0].toListRef()->clear();
+      else return false;
+      *out = IValue();
+      return true;
+    };
+    t["setdefault"] = [](Stack& a, IValue* out) {
+      if (a.size() != 3 || !a[0].isDict()) return false;
+      Dict& d = *a[0].toDict();
+      if (IValue* v = d.find(a[1])) {
+        *out = *v;
+        return true;
+      }
+      d.set(a[1], a[2]);
+      *out = a[2];
       return true;
     };
     // sum() of a list of numbers: an int when every item is an int (or bool), else a float.

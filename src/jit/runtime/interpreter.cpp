@@ -253,8 +253,12 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
     // segmentation heads: `out["out"] = x`).
     const bool list_grows = (name == "append" || name == "extend") && !args.empty() && args[0].isList() &&
                             !GraphRecorder::value_of(args[0]);
-    const bool dict_fills = name == "_set_item" && args.size() == 3 && args[0].isDict() &&
-                            !GraphRecorder::value_of(args[0]) && !GraphRecorder::is_dynamic(args[1]);
+    // Merges and edits of such dicts under known keys (update, setdefault, pop, copy, clear:
+    // torchvision's detectors merge their loss dicts) run here too.
+    static const std::set<std::string> kDictEdits = {"_set_item", "update", "setdefault", "pop", "copy", "clear"};
+    const bool dict_fills = kDictEdits.count(name) && !args.empty() && args[0].isDict() &&
+                            !GraphRecorder::value_of(args[0]) &&
+                            (args.size() < 2 || args[1].isDict() || !GraphRecorder::is_dynamic(args[1]));
     if (list_grows || dict_fills) {
       if (recorder_->in_branch())
         fail_at(loc, list_grows ? "the model appends to a list in an if statement that depends on its input, which "
@@ -299,6 +303,14 @@ bool Interpreter::builtin(const std::string& path, Stack& args, const Kwargs& kw
       if (i < 0) i += static_cast<int64_t>(items.size());
       if (i < 0 || i >= static_cast<int64_t>(items.size())) fail_at(loc, "list index out of range");
       *result = items[static_cast<size_t>(i)];
+      return true;
+    }
+    // A value of a dict whose structure is known, under a known key: the value itself.
+    if (name == "__getitem__" && args.size() == 2 && args[0].isDict() && !GraphRecorder::value_of(args[0]) &&
+        !GraphRecorder::is_dynamic(args[1])) {
+      const IValue* v = args[0].toDict()->find(args[1]);
+      if (!v) fail_at(loc, "KeyError: " + python_str(args[1]));
+      *result = *v;
       return true;
     }
     // A list the graph makes or was given (one a loop over the input's size grows, an element

@@ -1,10 +1,12 @@
-// Vulkan resampling by coordinates: bicubic resize (upsample_bicubic2d.glsl) and grid_sample
-// (grid_sample.glsl), one invocation per output element, as the CPU kernels (ops/cpu/resample.cpp).
+// Vulkan resampling by coordinates: bicubic resize (upsample_bicubic2d.glsl), grid_sample
+// (grid_sample.glsl) and torchvision's roi_align (roi_align.glsl), one invocation per output
+// element, as the CPU kernels (ops/cpu/resample.cpp, ops/cpu/roi_align.cpp).
 #include <array>
 #include <optional>
 #include <vector>
 
 #include "ops/pool_params.h"
+#include "ops/roi_align_params.h"
 #include "ops/registry.h"
 #include "ops/shape_utils.h"
 #include "vulkan/ops/shader_dispatch.h"
@@ -61,8 +63,32 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t mode, int64
   return out;
 }
 
+struct RoiAlignParams {
+  int32_t channels, height, width, pooled_h, pooled_w, boxes, batch, sampling_ratio, aligned;
+  float spatial_scale;
+};
+Tensor roi_align(const Tensor& input, const Tensor& rois, double spatial_scale, int64_t pooled_h, int64_t pooled_w,
+                 int64_t sampling_ratio, bool aligned) {
+  const char* op = "torchvision::roi_align";
+  const ops::RoiAlignParams p =
+      ops::roi_align_params(input, rois, spatial_scale, pooled_h, pooled_w, sampling_ratio, aligned);
+  check_vulkan_float(op, input, "input");
+  check_vulkan_float(op, rois, "rois");
+  Tensor out = empty_vulkan({p.boxes, p.channels, p.pooled_h, p.pooled_w});
+  if (out.numel() == 0) return out;
+  const RoiAlignParams params{to_i32(op, p.channels),  to_i32(op, p.height), to_i32(op, p.width),
+                              to_i32(op, p.pooled_h),  to_i32(op, p.pooled_w), to_i32(op, p.boxes),
+                              to_i32(op, p.batch),     to_i32(op, p.sampling_ratio), aligned ? 1 : 0,
+                              p.spatial_scale};
+  to_i32(op, out.numel());
+  launch(ShaderLaunch{"roi_align", elementwise_global(out.numel()), {64, 1, 1}, {}},
+         {out, input.contiguous(), rois.contiguous()}, params);
+  return out;
+}
+
 }  // namespace
 
+TVK_REGISTER_VULKAN_KERNEL("torchvision::roi_align", roi_align);
 TVK_REGISTER_VULKAN_KERNEL("aten::upsample_bicubic2d", upsample_bicubic2d);
 TVK_REGISTER_VULKAN_KERNEL("aten::upsample_bicubic2d.vec", upsample_bicubic2d_vec);
 TVK_REGISTER_VULKAN_KERNEL("aten::grid_sampler", grid_sampler);

@@ -118,8 +118,11 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool) {
   ops::check_defined(op, src, "src");
   TVK_CHECK(self.device() == tvk::Device::Vulkan && src.device() == tvk::Device::Vulkan, op,
             ": self and src must be Vulkan tensors");
-  TVK_CHECK(self.dtype() == src.dtype() && self.dtype() != DType::Bool, op, ": Vulkan copies float32 into float32 and ",
-            "int64 into int64, got ", to_string(src.dtype()), " into ", to_string(self.dtype()));
+  // Declines (the CPU fallback copies) other pairs: bool tensors, conversions.
+  if (self.dtype() != src.dtype() || self.dtype() == DType::Bool)
+    throw UnsupportedError(detail::concat(op, ": Vulkan copies float32 into float32 and int64 into int64, got ",
+                                          to_string(src.dtype()), " into ", to_string(self.dtype()),
+                                          " (the CPU fallback, --cpu-fallback or TVK_CPU_FALLBACK=1, copies it)"));
   // A source that shares self's buffer is copied out first, so no element is read after it was written.
   Tensor from = src;
   if (src.storage() == self.storage()) {
