@@ -80,6 +80,8 @@ class Spin(torch.nn.Module):
 
 
 torch.jit.save(torch.jit.script(Spin()), f"{out}/spin.pt")
+# 4 MB of weights: past a 1 MiB device-memory limit, within 64 MiB (Limits.withMaxDeviceMemory).
+torch.jit.save(torch.jit.script(torch.nn.Linear(1024, 1024).eval()), f"{out}/wide.pt")
 
 
 class Deep(torch.nn.Module):

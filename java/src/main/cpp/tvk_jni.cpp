@@ -272,12 +272,14 @@ R guarded(JNIEnv* env, F body, R on_error = R{}) {
 }  // namespace
 
 namespace {
-tvk::Limits limits_of(jdouble timeout_s, jlong max_memory, jlong max_steps) {
-  if (!(timeout_s >= 0) || max_memory < 0 || max_steps < 0) throw tvk::Error("limits must not be negative");
+tvk::Limits limits_of(jdouble timeout_s, jlong max_memory, jlong max_steps, jlong max_device_memory) {
+  if (!(timeout_s >= 0) || max_memory < 0 || max_steps < 0 || max_device_memory < 0)
+    throw tvk::Error("limits must not be negative");
   tvk::Limits limits;
   limits.timeout_s = timeout_s;
   if (max_memory > 0) limits.max_memory = static_cast<uint64_t>(max_memory);
   if (max_steps > 0) limits.max_steps = static_cast<uint64_t>(max_steps);
+  if (max_device_memory > 0) limits.max_device_memory = static_cast<uint64_t>(max_device_memory);
   return limits;
 }
 }  // namespace
@@ -341,20 +343,21 @@ JNIEXPORT jlong JNICALL Java_org_tvk_Module_nativeLoad(JNIEnv* env, jclass, jstr
 }
 
 JNIEXPORT jlong JNICALL Java_org_tvk_Module_nativeLoadWithLimits(JNIEnv* env, jclass, jstring path, jint device,
-                                                                 jdouble timeout_s, jlong max_memory, jlong max_steps) {
+                                                                 jdouble timeout_s, jlong max_memory, jlong max_steps,
+                                                                 jlong max_device_memory) {
   return guarded(env, [&] {
     tvk::jit::LoadOptions options;
     options.device = device == 2 ? tvk::Device::Vulkan : tvk::Device::CPU;
-    options.limits = limits_of(timeout_s, max_memory, max_steps);
+    options.limits = limits_of(timeout_s, max_memory, max_steps, max_device_memory);
     auto* module = new tvk::jit::Module(tvk::jit::load(java_string(env, path), options));
     return reinterpret_cast<jlong>(module);
   });
 }
 
 JNIEXPORT void JNICALL Java_org_tvk_Module_nativeSetLimits(JNIEnv* env, jclass, jlong handle, jdouble timeout_s,
-                                                           jlong max_memory, jlong max_steps) {
+                                                           jlong max_memory, jlong max_steps, jlong max_device_memory) {
   guarded(env, [&] {
-    reinterpret_cast<tvk::jit::Module*>(handle)->set_limits(limits_of(timeout_s, max_memory, max_steps));
+    reinterpret_cast<tvk::jit::Module*>(handle)->set_limits(limits_of(timeout_s, max_memory, max_steps, max_device_memory));
     return 0;
   });
 }

@@ -48,7 +48,8 @@ public final class Module implements AutoCloseable {
       throw new IllegalArgumentException("path, device and limits must not be null");
     }
     return new Module(
-        nativeLoadWithLimits(path, device.jniCode, limits.timeoutSeconds, limits.maxMemoryBytes, limits.maxSteps));
+        nativeLoadWithLimits(path, device.jniCode, limits.timeoutSeconds, limits.maxMemoryBytes, limits.maxSteps,
+            limits.maxDeviceMemoryBytes));
   }
 
   /** Loads a model, as {@link #load(String, Device)}, with a tuning mode (see {@link #setTuning}). */
@@ -125,7 +126,8 @@ public final class Module implements AutoCloseable {
     if (limits == null) throw new IllegalArgumentException("limits must not be null");
     lock.writeLock().lock();
     try {
-      nativeSetLimits(checkedHandle(), limits.timeoutSeconds, limits.maxMemoryBytes, limits.maxSteps);
+      nativeSetLimits(checkedHandle(), limits.timeoutSeconds, limits.maxMemoryBytes, limits.maxSteps,
+          limits.maxDeviceMemoryBytes);
     } finally {
       lock.writeLock().unlock();
     }
@@ -175,9 +177,11 @@ public final class Module implements AutoCloseable {
   private static native void nativeSetTuning(long handle, int tuning);
 
   private static native long nativeLoadWithLimits(
-      String path, int device, double timeoutSeconds, long maxMemoryBytes, long maxSteps);
+      String path, int device, double timeoutSeconds, long maxMemoryBytes, long maxSteps,
+      long maxDeviceMemoryBytes);
 
-  private static native void nativeSetLimits(long handle, double timeoutSeconds, long maxMemoryBytes, long maxSteps);
+  private static native void nativeSetLimits(long handle, double timeoutSeconds, long maxMemoryBytes, long maxSteps,
+                                             long maxDeviceMemoryBytes);
 
   /** The code of the module's tuning mode, or -1 where none was set. */
   private static native int nativeTuning(long handle);

@@ -213,6 +213,32 @@ public class ModuleTest {
     assertTrue(message[0], message[0] != null && message[0].contains("nests too deeply"));
   }
 
+  // Vulkan tensors count against the device-memory limit (issue 49): 4 MB of weights do not fit in
+  // 1 MiB, and fit in 64 MiB, as a load option and as a module's setting.
+  @Test
+  public void deviceMemoryLimitIsALoadOptionAndAModuleSetting() {
+    if (!Tvk.isVulkanAvailable()) return;
+    String wide = Paths.get(dir, "wide.pt").toString();
+    try (Module m = Module.load(wide, Device.VULKAN, new Limits().withMaxDeviceMemory(1 << 20))) {
+      m.forward(IValue.from(Tensor.fromBlob(new float[1024], new long[] {1, 1024})));
+      fail("4 MB of weights must not fit in 1 MiB of device memory");
+    } catch (TvkException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("device memory"));
+    }
+    try (Module m = Module.load(wide, Device.VULKAN, new Limits().withMaxDeviceMemory(64L << 20))) {
+      assertArrayEquals(new long[] {2, 1024},
+                        m.forward(IValue.from(Tensor.fromBlob(new float[2048], new long[] {2, 1024}))).toTensor().shape());
+      m.setLimits(new Limits().withMaxDeviceMemory(64L << 20));
+      assertArrayEquals(new long[] {3, 1024},
+                        m.forward(IValue.from(Tensor.fromBlob(new float[3072], new long[] {3, 1024}))).toTensor().shape());
+    }
+    try {
+      new Limits().withMaxDeviceMemory(-1);
+      fail("a negative limit must throw");
+    } catch (IllegalArgumentException expected) {
+    }
+  }
+
   @Test
   public void extraFilesAreReadIntoTheMap() {
     Map<String, String> extra = new LinkedHashMap<>();
