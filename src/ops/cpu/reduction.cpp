@@ -36,15 +36,27 @@ Tensor mean_all(const Tensor& self, std::optional<int64_t> dtype) {
 
 // torch.sum: float32 sums stay float32 (accumulated in double); int64 and bool ones are int64,
 // as in PyTorch, unless dtype asks for float32 (or int64 of a float32 tensor, truncating the sum).
-Tensor sum_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
-  const char* op = "aten::sum";
+// A sum's or product's rows (the reduced dims last, contiguous) and its output: float32 for
+// float32 input, int64 for int64 and bool, unless dtype says otherwise (never bool).
+struct RowReduce {
+  ReducePlan plan;
+  Tensor rows, out;
+  DType out_dtype;
+};
+RowReduce row_reduce(const char* op, const Tensor& self, const std::optional<IntList>& dims, bool keepdim,
+                     std::optional<int64_t> dtype) {
   check_defined(op, self);
   const DType out_dtype = dtype ? dtype_from_code(op, dtype) : (self.dtype() == DType::Float32 ? DType::Float32
                                                                                               : DType::Int64);
   TVK_CHECK(out_dtype != DType::Bool, op, ": dtype=bool is not supported");
-  const ReducePlan plan = plan_reduce(op, self, dims, keepdim);
-  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
+  ReducePlan plan = plan_reduce(op, self, dims, keepdim);
+  Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
   Tensor out = empty(plan.out_sizes, out_dtype);
+  return {std::move(plan), std::move(rows), std::move(out), out_dtype};
+}
+
+Tensor sum_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
+  auto [plan, rows, out, out_dtype] = row_reduce("aten::sum", self, dims, keepdim, dtype);
   for (int64_t r = 0; r < plan.rows; ++r) {
     double total = 0;
     int64_t whole = 0;
@@ -72,14 +84,7 @@ Tensor sum_all(const Tensor& self, std::optional<int64_t> dtype) { return sum_im
 
 // torch.prod: products in order, float32 for float32 input, int64 (wrapping) for int64 and bool.
 Tensor prod_impl(const Tensor& self, const std::optional<IntList>& dims, bool keepdim, std::optional<int64_t> dtype) {
-  const char* op = "aten::prod";
-  check_defined(op, self);
-  const DType out_dtype = dtype ? dtype_from_code(op, dtype) : (self.dtype() == DType::Float32 ? DType::Float32
-                                                                                              : DType::Int64);
-  TVK_CHECK(out_dtype != DType::Bool, op, ": dtype=bool is not supported");
-  const ReducePlan plan = plan_reduce(op, self, dims, keepdim);
-  const Tensor rows = as_view(self, permute_geometry(self, plan.order)).contiguous();
-  Tensor out = empty(plan.out_sizes, out_dtype);
+  auto [plan, rows, out, out_dtype] = row_reduce("aten::prod", self, dims, keepdim, dtype);
   for (int64_t r = 0; r < plan.rows; ++r) {
     float product = 1.f;
     uint64_t whole = 1;

@@ -16,16 +16,7 @@ layout(push_constant) uniform Params {
   float value;
 };
 
-const int EQ = 0, NE = 1, GT = 2, LT = 3, GE = 4, LE = 5;
-
-bool compare(float a) {
-  if (OP == EQ) return a == value;
-  if (OP == NE) return a != value;
-  if (OP == GT) return a > value;
-  if (OP == LT) return a < value;
-  if (OP == GE) return a >= value;
-  return a <= value;
-}
+#include "compare.glslh"
 
 float element(uint i) {
   if (BOOL == 1) return float((x[i / 4u] >> (8u * (i % 4u))) & 0xffu);
@@ -43,6 +34,6 @@ void main() {
   if (first >= numel) return;
   uint word = 0u;
   for (uint k = 0u; k < 4u; ++k)
-    if (first + k < numel && compare(element(first + k))) word |= 1u << (8u * k);
+    if (first + k < numel && compare_values(element(first + k), value)) word |= 1u << (8u * k);
   y[w] = word;
 }

@@ -16,7 +16,7 @@ layout(push_constant) uniform Params {
   uint b_strides[6];
 };
 
-const int EQ = 0, NE = 1, GT = 2, LT = 3, GE = 4, LE = 5;
+#include "compare.glslh"
 
 bool compare(uint i) {
   uint rest = i, ia = 0, ib = 0;
@@ -26,13 +26,7 @@ bool compare(uint i) {
     ia += c * a_strides[d];
     ib += c * b_strides[d];
   }
-  const float va = a[ia], vb = b[ib];
-  if (OP == EQ) return va == vb;
-  if (OP == NE) return va != vb;
-  if (OP == GT) return va > vb;
-  if (OP == LT) return va < vb;
-  if (OP == GE) return va >= vb;
-  return va <= vb;
+  return compare_values(a[ia], b[ib]);
 }
 
 void main() {

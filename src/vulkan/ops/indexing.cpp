@@ -135,7 +135,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*spars
   return ops::call("aten::index.Tensor", {IValue(self), IValue::list(std::move(indices))}).toTensor();
 }
 
-// Must match the OP constants of compare_scalar.glsl.
+// Must match the OP constants of compare.glslh (compare_scalar.glsl, compare_tensor.glsl).
 enum CompareOp : uint32_t { kEq = 0, kNe = 1, kGt = 2, kLt = 3, kGe = 4, kLe = 5 };
 
 struct CompareParams {
