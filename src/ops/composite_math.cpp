@@ -13,7 +13,8 @@
 // - affine_grid_generator (F.affine_grid): a host-made base grid times theta;
 // - unfold (a strided view), unflatten, channel_shuffle, repeat_interleave, tensor_split, one_hot,
 //   new_ones, eval-mode rrelu and alpha dropout, index_put, and the in-place scatters;
-// - bitwise and / or / xor (`&` of masks): logical ops for bool, host integer ops for int64.
+// - bitwise and / or / xor (`&` of masks): logical ops for bool, host integer ops for int64;
+// - anti-aliased bilinear and bicubic resizing as two products with host-made weight matrices.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -717,6 +718,89 @@ Tensor bitwise_and_(const Tensor& self, const Tensor& other) { return assign(sel
 Tensor bitwise_or_(const Tensor& self, const Tensor& other) { return assign(self, bitwise_or(self, other)); }
 Tensor bitwise_xor_(const Tensor& self, const Tensor& other) { return assign(self, bitwise_xor(self, other)); }
 
+// ---- anti-aliased resizing (F.interpolate(..., antialias=True)) ---------------------------------
+// Separable: out = A_h @ x @ A_w^T per plane, each A the out x in matrix of one dim's normalized
+// filter weights, made on the host as PyTorch makes them (float): the filter (a tent for
+// bilinear, Keys' cubic with a = -0.5 for bicubic) widened by the scale when downsampling,
+// centred at scale * (i + 0.5). The products run wherever x is (matmul on Vulkan).
+Tensor aa_weights(int64_t in, int64_t out, bool align_corners, std::optional<double> scale_opt, bool bicubic) {
+  const float scale = align_corners ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f)
+                      : (scale_opt && *scale_opt > 0) ? static_cast<float>(1.0 / *scale_opt)
+                                                      : static_cast<float>(in) / static_cast<float>(out);
+  const float half = bicubic ? 2.f : 1.f;  // half the filter's width at scale 1
+  const float support = scale >= 1.f ? half * scale : half;
+  const float invscale = scale >= 1.f ? 1.f / scale : 1.f;
+  auto filter = [bicubic](float x) {
+    x = std::fabs(x);
+    if (!bicubic) return x < 1.f ? 1.f - x : 0.f;
+    constexpr float a = -0.5f;
+    if (x < 1.f) return ((a + 2.f) * x - (a + 3.f)) * x * x + 1.f;
+    if (x < 2.f) return (((x - 5.f) * x + 8.f) * x - 4.f) * a;
+    return 0.f;
+  };
+  Tensor w = zeros({out, in});
+  float* pw = w.data<float>();
+  std::vector<float> row;
+  for (int64_t i = 0; i < out; ++i) {
+    const float center = scale * (static_cast<float>(i) + 0.5f);
+    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5f), 0);
+    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5f), in);
+    row.assign(static_cast<size_t>(std::max<int64_t>(hi - lo, 0)), 0.f);
+    float total = 0.f;
+    for (int64_t j = lo; j < hi; ++j) {
+      row[static_cast<size_t>(j - lo)] = filter((static_cast<float>(j) - center + 0.5f) * invscale);
+      total += row[static_cast<size_t>(j - lo)];
+    }
+    for (int64_t j = lo; j < hi; ++j) pw[i * in + j] = total != 0.f ? row[static_cast<size_t>(j - lo)] / total : row[static_cast<size_t>(j - lo)];
+  }
+  return w;
+}
+Tensor aa_resize(const char* name, const Tensor& self, IntList size, bool align_corners, std::optional<double> sh,
+                 std::optional<double> sw, bool bicubic) {
+  check_defined(name, self);
+  TVK_CHECK(self.dim() == 4, name, ": expected a 4-D input (N, C, H, W), got ", self.shape_string());
+  TVK_CHECK(size.size() == 2 && size[0] > 0 && size[1] > 0, name, ": output_size must be 2 positive values, got ",
+            shape_string(size));
+  const int64_t n = self.sizes()[0], c = self.sizes()[1], h = self.sizes()[2], w = self.sizes()[3];
+  TVK_CHECK(h > 0 && w > 0, name, ": input ", self.shape_string(), " is empty");
+  TVK_CHECK(size[0] <= (int64_t{1} << 16) && size[1] <= (int64_t{1} << 16) && h <= (int64_t{1} << 16) &&
+                w <= (int64_t{1} << 16),
+            name, ": sizes past 65536 are not supported");
+  const Tensor wh = aa_weights(h, size[0], align_corners, sh, bicubic).to(self.device());
+  const Tensor ww = aa_weights(w, size[1], align_corners, sw, bicubic).to(self.device());
+  const Tensor rows = matmul(reshape(as_float(self), {n * c * h, w}), t(ww));  // (N C H, W_out)
+  const Tensor out = matmul(wh, reshape(rows, {n * c, h, size[1]}));            // (N C, H_out, W_out)
+  return reshape(out, {n, c, size[0], size[1]});
+}
+IntList aa_size(const char* name, const Tensor& input, const std::optional<IntList>& output_size,
+                const std::optional<std::vector<double>>& scales) {
+  check_defined(name, input);
+  TVK_CHECK(output_size.has_value() != scales.has_value(), name, ": exactly one of output_size and scale_factors must be given");
+  if (output_size) return *output_size;
+  TVK_CHECK(input.dim() == 4 && scales->size() == 2, name, ": expected a 4-D input and 2 scale factors");
+  return {static_cast<int64_t>(std::floor(static_cast<double>(input.sizes()[2]) * (*scales)[0])),
+          static_cast<int64_t>(std::floor(static_cast<double>(input.sizes()[3]) * (*scales)[1]))};
+}
+std::optional<double> aa_scale(const std::optional<std::vector<double>>& scales, size_t i) {
+  return scales ? std::optional<double>((*scales)[i]) : std::nullopt;
+}
+Tensor upsample_bilinear2d_aa(const Tensor& self, IntList size, bool align, std::optional<double> sh, std::optional<double> sw) {
+  return aa_resize("aten::_upsample_bilinear2d_aa", self, size, align, sh, sw, false);
+}
+Tensor upsample_bicubic2d_aa(const Tensor& self, IntList size, bool align, std::optional<double> sh, std::optional<double> sw) {
+  return aa_resize("aten::_upsample_bicubic2d_aa", self, size, align, sh, sw, true);
+}
+Tensor upsample_bilinear2d_aa_vec(const Tensor& input, std::optional<IntList> size, bool align,
+                                  std::optional<std::vector<double>> scales) {
+  const char* name = "aten::_upsample_bilinear2d_aa";
+  return aa_resize(name, input, aa_size(name, input, size, scales), align, aa_scale(scales, 0), aa_scale(scales, 1), false);
+}
+Tensor upsample_bicubic2d_aa_vec(const Tensor& input, std::optional<IntList> size, bool align,
+                                 std::optional<std::vector<double>> scales) {
+  const char* name = "aten::_upsample_bicubic2d_aa";
+  return aa_resize(name, input, aa_size(name, input, size, scales), align, aa_scale(scales, 0), aa_scale(scales, 1), true);
+}
+
 // F.affine_grid: the base grid of normalized coordinates (x, y[, z], 1) for every output
 // position, made on the host, times theta transposed: (N, H * W, 3) @ (N, 3, 2).
 Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corners) {
@@ -762,6 +846,18 @@ Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corne
 
 }  // namespace
 
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bilinear2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, "
+                           "float? scales_h=None, float? scales_w=None) -> Tensor",
+                           upsample_bilinear2d_aa);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bicubic2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, "
+                           "float? scales_h=None, float? scales_w=None) -> Tensor",
+                           upsample_bicubic2d_aa);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bilinear2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+                           "float[]? scale_factors) -> Tensor",
+                           upsample_bilinear2d_aa_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+                           "float[]? scale_factors) -> Tensor",
+                           upsample_bicubic2d_aa_vec);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_and);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_or);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_xor);

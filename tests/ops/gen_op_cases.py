@@ -1669,6 +1669,12 @@ def generate_math(torch, c):
         c.add(f"aten::{name}", torch.tensor([[5, 12], [-3, 0]]), torch.tensor([6, 10]))
     for name in ["__iand__.Tensor", "__ior__.Tensor", "__ixor__.Tensor", "bitwise_and_.Tensor", "bitwise_or_.Tensor"]:
         c.add(f"aten::{name}", ma.clone(), mb)
+    # Anti-aliased resizing: down (the filter widened), up, both alignments, by size and scale.
+    for name in ["_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"]:
+        for size, align in [([5, 4], False), ([3, 7], True), ([17, 20], False), ([12, 9], True)]:
+            c.add(f"aten::{name}", r(2, 3, 12, 9), size, align, None, None)
+        c.add(f"aten::{name}.vec", r(1, 2, 10, 10), None, False, [0.35, 0.5])
+        c.add(f"aten::{name}.vec", r(1, 2, 6, 5), [3, 11], False, None)
     # Factories.
     dtypes = {None: torch.float32, 6: torch.float32, 4: torch.int64}
     for start, end, steps in [(0, 1, 5), (-2.5, 3, 7), (3, -1, 1), (0, 10, 0), (1, 2, 2)]:
