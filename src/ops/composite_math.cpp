@@ -801,6 +801,28 @@ Tensor upsample_bicubic2d_aa_vec(const Tensor& input, std::optional<IntList> siz
   return aa_resize(name, input, aa_size(name, input, size, scales), align, aa_scale(scales, 0), aa_scale(scales, 1), true);
 }
 
+// max_unpool2d: zeros of output_size with each value put at its index in the plane (a scatter).
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntList output_size) {
+  const char* name = "aten::max_unpool2d";
+  check_defined(name, self);
+  check_defined(name, indices, "indices");
+  TVK_CHECK(output_size.size() == 2 && output_size[0] > 0 && output_size[1] > 0, name,
+            ": output_size must be 2 positive values, got ", shape_string(output_size));
+  TVK_CHECK((self.dim() == 3 || self.dim() == 4) && indices.sizes() == self.sizes(), name,
+            ": expected 3-D or 4-D input and indices of the same shape, got ", self.shape_string(), " and ",
+            indices.shape_string());
+  IntList lead(self.sizes().begin(), self.sizes().end() - 2);
+  int64_t planes = 1;
+  for (int64_t d : lead) planes *= d;
+  const int64_t area = output_size[0] * output_size[1];
+  const Tensor flat = reshape(self, {planes, -1}), idx = reshape(indices, {planes, -1});
+  const Tensor zero = op("aten::new_zeros", {IValue(flat), IValue(IntList{planes, area}), IValue(), IValue(), IValue(), IValue()});
+  const Tensor out = op("aten::scatter.src", {IValue(zero), IValue(int64_t{1}), IValue(idx), IValue(flat)});
+  lead.push_back(output_size[0]);
+  lead.push_back(output_size[1]);
+  return reshape(out, lead);
+}
+
 // F.affine_grid: the base grid of normalized coordinates (x, y[, z], 1) for every output
 // position, made on the host, times theta transposed: (N, H * W, 3) @ (N, 3, 2).
 Tensor affine_grid_generator(const Tensor& theta, IntList size, bool align_corners) {
@@ -858,6 +880,8 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bilinear2d_aa.vec(Tensor input, SymI
 TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
                            "float[]? scale_factors) -> Tensor",
                            upsample_bicubic2d_aa_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor",
+                           max_unpool2d);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_and);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_or);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_xor);

@@ -1675,6 +1675,16 @@ def generate_math(torch, c):
             c.add(f"aten::{name}", r(2, 3, 12, 9), size, align, None, None)
         c.add(f"aten::{name}.vec", r(1, 2, 10, 10), None, False, [0.35, 0.5])
         c.add(f"aten::{name}.vec", r(1, 2, 6, 5), [3, 11], False, None)
+    # Max pooling with indices and its inverse (SegNet / ENet decoders).
+    pooled = lambda *a: tuple(torch.ops.aten.max_pool2d_with_indices(*a))
+    for k, st, p, d, ceil in [([2, 2], [2, 2], [0, 0], [1, 1], False), ([3, 3], [2, 2], [1, 1], [1, 1], True),
+                              ([3, 2], [1, 2], [0, 1], [2, 1], False)]:
+        c.add("aten::max_pool2d_with_indices", r(2, 3, 9, 8), k, st, p, d, ceil, ref=pooled)
+    c.add("aten::max_pool2d_with_indices", torch.tensor([[[[1.0, nan], [3.0, 3.0]]]]), [2, 2], [2, 2], [0, 0], [1, 1],
+          False, ref=pooled)
+    v, i = torch.ops.aten.max_pool2d_with_indices(r(2, 3, 8, 6), [2, 2], [2, 2], [0, 0], [1, 1], False)
+    c.add("aten::max_unpool2d", v, i, [8, 6])
+    c.add("aten::max_unpool2d", v[0], i[0], [8, 7])
     # Factories.
     dtypes = {None: torch.float32, 6: torch.float32, 4: torch.int64}
     for start, end, steps in [(0, 1, 5), (-2.5, 3, 7), (3, -1, 1), (0, 10, 0), (1, 2, 2)]:

@@ -1,6 +1,7 @@
 // Pooling and resizing: max_pool2d, avg_pool2d, adaptive avg/max pooling, nearest upsampling.
 // Inputs are treated as N*C planes of H x W (a (C, H, W) input is one batch).
 #include <cmath>
+#include <tuple>
 #include <limits>
 
 #include "ops/pool_params.h"
@@ -40,6 +41,43 @@ Tensor max_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList pa
         out[oy * p.out_w + ox] = best;
       }
   });
+}
+
+// max_pool2d with each maximum's index in its plane (iy * W + ix), for max_unpool2d: the first
+// window position that holds the maximum, the last NaN when there is one, as PyTorch's kernel.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntList kernel, IntList stride, IntList padding,
+                                                   IntList dilation, bool ceil_mode) {
+  const Pool2dParams p =
+      pool2d_params("aten::max_pool2d_with_indices", self, kernel, stride, padding, dilation, ceil_mode);
+  const Tensor x = self.contiguous();
+  Tensor values = empty(p.out_sizes), indices = empty(p.out_sizes, DType::Int64);
+  for (int64_t c = 0; c < p.planes; ++c) {
+    const float* in = x.data<float>() + c * p.in_h * p.in_w;
+    float* out = values.data<float>() + c * p.out_h * p.out_w;
+    int64_t* idx = indices.data<int64_t>() + c * p.out_h * p.out_w;
+    for (int64_t oy = 0; oy < p.out_h; ++oy)
+      for (int64_t ox = 0; ox < p.out_w; ++ox) {
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t at = -1;
+        for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+          const int64_t iy = oy * p.stride[0] - p.padding[0] + ky * p.dilation[0];
+          if (iy < 0 || iy >= p.in_h) continue;
+          for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+            const int64_t ix = ox * p.stride[1] - p.padding[1] + kx * p.dilation[1];
+            if (ix < 0 || ix >= p.in_w) continue;
+            if (at < 0) at = iy * p.in_w + ix;  // the window's first position, as PyTorch starts there
+            const float v = in[iy * p.in_w + ix];
+            if (v > best || std::isnan(v)) {
+              best = v;
+              at = iy * p.in_w + ix;
+            }
+          }
+        }
+        out[oy * p.out_w + ox] = best;
+        idx[oy * p.out_w + ox] = at;
+      }
+  }
+  return {values, indices};
 }
 
 Tensor avg_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList padding, bool ceil_mode,
@@ -195,6 +233,9 @@ TVK_REGISTER_OP("aten::upsample_bilinear2d(Tensor self, SymInt[2] output_size, b
 TVK_REGISTER_OP("aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
                 "float[]? scale_factors) -> Tensor",
                 upsample_bilinear2d_vec);
+TVK_REGISTER_OP("aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+                "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)",
+                max_pool2d_with_indices);
 TVK_REGISTER_OP("aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
                 "int[2] dilation=1, bool ceil_mode=False) -> Tensor",
                 max_pool2d);
