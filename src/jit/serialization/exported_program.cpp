@@ -507,8 +507,7 @@ std::string Translator::call(const std::string& target, const json& inputs, cons
   };
   if (op == "_unsafe_view" || op == "view_copy")
     return "ops.aten.reshape(" + arg_or("self", 0, "None") + ", " + arg_or("size", 1, "None") + ")";
-  if (op == "alias" || op == "alias_copy") return arg_or("self", 0, "None");
-  if (op == "lift_fresh_copy") return "ops.aten.clone(" + arg_or("self", 0, "None") + ")";
+  if (op == "alias_copy") return "ops.aten.clone(" + arg_or("self", 0, "None") + ")";
   if (op == "_to_copy") {
     const std::string dtype = arg_or("dtype", 99, "None");
     const std::string self = arg_or("self", 0, "None");
