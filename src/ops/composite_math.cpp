@@ -801,6 +801,38 @@ Tensor upsample_bicubic2d_aa_vec(const Tensor& input, std::optional<IntList> siz
   return aa_resize(name, input, aa_size(name, input, size, scales), align, aa_scale(scales, 0), aa_scale(scales, 1), true);
 }
 
+// torch.where with a number on either side: the number as a 0-D tensor of the other side's dtype
+// (float32 when both are numbers), which goes wherever the condition is.
+Tensor scalar_like(double v, const Tensor* like) {
+  const DType t = like && like->dtype() == DType::Int64 && v == std::floor(v) ? DType::Int64 : DType::Float32;
+  return full({}, v, t);
+}
+Tensor where_scalar_other(const Tensor& condition, const Tensor& self, double other) {
+  return op("aten::where.self", {IValue(condition), IValue(self), IValue(scalar_like(other, &self))});
+}
+Tensor where_scalar_self(const Tensor& condition, double self, const Tensor& other) {
+  return op("aten::where.self", {IValue(condition), IValue(scalar_like(self, &other)), IValue(other)});
+}
+Tensor where_scalars(const Tensor& condition, double self, double other) {
+  return op("aten::where.self", {IValue(condition), IValue(scalar_like(self, nullptr)), IValue(scalar_like(other, nullptr))});
+}
+// |a - b| <= atol + rtol * |b| with a finite |a - b|, or a == b (equal infinities); NaNs equal
+// when equal_nan (PyTorch's definition).
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  const char* name = "aten::isclose";
+  check_defined(name, self);
+  check_defined(name, other, "other");
+  TVK_CHECK(rtol >= 0 && atol >= 0, name, ": rtol and atol must be non-negative, got ", rtol, " and ", atol);
+  const Tensor a = as_float(self), b = as_float(other);
+  const Tensor diff = op("aten::abs", {IValue(sub(a, b))});
+  const Tensor bound = add(mul(op("aten::abs", {IValue(b)}), rtol), atol);
+  Tensor close = op("aten::logical_and", {IValue(op("aten::le.Tensor", {IValue(diff), IValue(bound)})), IValue(isfinite(diff))});
+  close = op("aten::logical_or", {IValue(close), IValue(op("aten::eq.Tensor", {IValue(a), IValue(b)}))});
+  if (equal_nan)
+    close = op("aten::logical_or", {IValue(close), IValue(op("aten::logical_and", {IValue(isnan(a)), IValue(isnan(b))}))});
+  return close;
+}
+
 // max_unpool2d: zeros of output_size with each value put at its index in the plane (a scatter).
 Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntList output_size) {
   const char* name = "aten::max_unpool2d";
@@ -880,6 +912,14 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bilinear2d_aa.vec(Tensor input, SymI
 TVK_REGISTER_OP_ANY_DEVICE("aten::_upsample_bicubic2d_aa.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
                            "float[]? scale_factors) -> Tensor",
                            upsample_bicubic2d_aa_vec);
+TVK_REGISTER_OP_ANY_DEVICE("aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor",
+                           where_scalar_other);
+TVK_REGISTER_OP_ANY_DEVICE("aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor",
+                           where_scalar_self);
+TVK_REGISTER_OP_ANY_DEVICE("aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", where_scalars);
+TVK_REGISTER_OP_ANY_DEVICE("aten::isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, "
+                           "bool equal_nan=False) -> Tensor",
+                           isclose);
 TVK_REGISTER_OP_ANY_DEVICE("aten::max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor",
                            max_unpool2d);
 TVK_REGISTER_OP_ANY_DEVICE("aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", bitwise_and);

@@ -1685,6 +1685,17 @@ def generate_math(torch, c):
     v, i = torch.ops.aten.max_pool2d_with_indices(r(2, 3, 8, 6), [2, 2], [2, 2], [0, 0], [1, 1], False)
     c.add("aten::max_unpool2d", v, i, [8, 6])
     c.add("aten::max_unpool2d", v[0], i[0], [8, 7])
+    # torch.where with numbers, isclose.
+    cond = r(3, 4) > 0
+    c.add("aten::where.ScalarOther", cond, r(3, 4), 0.5)
+    c.add("aten::where.ScalarSelf", cond, -1.0, r(4))
+    c.add("aten::where.Scalar", cond, 1.0, 0.0)
+    c.add("aten::where.ScalarOther", cond, torch.tensor([[1, 2, 3, 4]]), 7)
+    base = r(3, 4)
+    near = base + torch.tensor([0.0, 1e-6, 1e-3, nan])
+    c.add("aten::isclose", base, near, 1e-05, 1e-08, False)
+    c.add("aten::isclose", near, near, 1e-05, 1e-08, True)
+    c.add("aten::isclose", torch.tensor([inf, -inf, 1.0]), torch.tensor([inf, inf, 1.0 + 1e-9]), 1e-05, 1e-08, False)
     # Factories.
     dtypes = {None: torch.float32, 6: torch.float32, 4: torch.int64}
     for start, end, steps in [(0, 1, 5), (-2.5, 3, 7), (3, -1, 1), (0, 10, 0), (1, 2, 2)]:

@@ -71,6 +71,15 @@ Tensor any_all_of(const char* op, const Tensor& self, const std::optional<IntLis
 }
 Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_of("aten::any", self, IntList{dim}, keepdim, false); }
 Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all_of("aten::all", self, IntList{dim}, keepdim, true); }
+// max() / min() of every element: a 0-D tensor; an empty tensor has none.
+Tensor max_all(const Tensor& self) {
+  TVK_CHECK(self.numel() > 0, "aten::max: max(): Expected reduction dim to be specified for input.numel() == 0.");
+  return reduce_rows("aten::max", self, std::nullopt, false, std::nullopt, RowReduction::Max);
+}
+Tensor min_all(const Tensor& self) {
+  TVK_CHECK(self.numel() > 0, "aten::min: min(): Expected reduction dim to be specified for input.numel() == 0.");
+  return reduce_rows("aten::min", self, std::nullopt, false, std::nullopt, RowReduction::Min);
+}
 Tensor any_all(const Tensor& self) { return any_all_of("aten::any", self, std::nullopt, false, false); }
 Tensor all_all(const Tensor& self) { return any_all_of("aten::all", self, std::nullopt, false, true); }
 // An empty dim list reduces every dim, as torch.amax does.
@@ -203,6 +212,8 @@ TVK_REGISTER_VULKAN_KERNEL("aten::prod", prod_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::any.dim", any_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::all.dim", all_dim);
 TVK_REGISTER_VULKAN_KERNEL("aten::any", any_all);
+TVK_REGISTER_VULKAN_KERNEL("aten::max", max_all);
+TVK_REGISTER_VULKAN_KERNEL("aten::min", min_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::all", all_all);
 TVK_REGISTER_VULKAN_KERNEL("aten::amin", amin);
 TVK_REGISTER_VULKAN_KERNEL("aten::cumsum", cumsum);
