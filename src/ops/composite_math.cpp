@@ -12,7 +12,7 @@
 // - col2im (F.fold) as a transposed convolution with one-hot weights, one group per channel;
 // - affine_grid_generator (F.affine_grid): a host-made base grid times theta;
 // - unfold (a strided view), unflatten, channel_shuffle, repeat_interleave, tensor_split, one_hot,
-//   new_ones, eval-mode rrelu and alpha dropout, index_put, and the in-place scatters;
+//   new_ones, eval-mode rrelu, index_put, and the in-place scatters;
 // - bitwise and / or / xor (`&` of masks): logical ops for bool, host integer ops for int64;
 // - anti-aliased bilinear and bicubic resizing as two products with host-made weight matrices.
 #include <algorithm>
@@ -143,9 +143,7 @@ Tensor logit(const Tensor& self, std::optional<double> eps) {
 Tensor sum(const Tensor& self, const IntList& dims, bool keepdim) {
   return op("aten::sum.dim_IntList", {IValue(self), IValue(dims), IValue(keepdim), IValue()});
 }
-Tensor as_float(const Tensor& t) {
-  return t.dtype() == DType::Float32 ? t : op("aten::to.dtype", {IValue(t), IValue(int64_t{6}), IValue(false), IValue(false), IValue()});
-}
+Tensor as_float(const Tensor& t) { return to_dtype(t, DType::Float32); }
 
 // log(sum(exp(x - m))) + m with m the max over dims (0 where it is infinite, so that all -inf
 // rows give -inf and +inf ones +inf).
@@ -230,7 +228,7 @@ Tensor count_nonzero_dims(const Tensor& self, IntList dims) {
   check_defined("aten::count_nonzero", self);
   const Tensor set = as_float(op("aten::ne.Scalar", {IValue(self), IValue(0.0)}));
   const Tensor counts = sum(set, dims, false).cpu();
-  return op("aten::to.dtype", {IValue(counts), IValue(int64_t{4}), IValue(false), IValue(false), IValue()});
+  return to_dtype(counts, DType::Int64);
 }
 Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim) {
   return count_nonzero_dims(self, dim ? IntList{*dim} : IntList{});
@@ -656,16 +654,6 @@ Tensor rrelu(const Tensor& self, double lower, double upper, bool training, cons
 Tensor rrelu_(const Tensor& self, double lower, double upper, bool training, const IValue& generator) {
   return assign(self, rrelu(self, lower, upper, training, generator));
 }
-Tensor alpha_dropout_of(const char* name, const Tensor& input, double p, bool train) {
-  check_defined(name, input);
-  TVK_CHECK(p >= 0 && p <= 1, name, ": dropout probability has to be between 0 and 1, but got ", p);
-  TVK_CHECK(!train || p == 0, name, ": training mode (random masks) is not supported; call the model in eval mode");
-  return input;
-}
-Tensor alpha_dropout(const Tensor& input, double p, bool train) { return alpha_dropout_of("aten::alpha_dropout", input, p, train); }
-Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
-  return alpha_dropout_of("aten::feature_alpha_dropout", input, p, train);
-}
 Tensor index_put(const Tensor& self, const IValue& indices, const Tensor& values, bool accumulate) {
   check_defined("aten::index_put", self);
   return op("aten::index_put_", {IValue(self.clone()), indices, IValue(values), IValue(accumulate)});
@@ -693,11 +681,7 @@ Tensor bitwise(const char* name, const char* logical, const Tensor& self, const 
   TVK_CHECK(self.dtype() != DType::Float32 && other.dtype() != DType::Float32, name,
             " is only supported for integer and bool tensors, got ", to_string(self.dtype()), " and ",
             to_string(other.dtype()));
-  const auto as_int64 = [](const Tensor& t) {
-    const Tensor c = t.cpu();
-    return c.dtype() == DType::Int64 ? c.contiguous()
-                                     : op("aten::to.dtype", {IValue(c), IValue(int64_t{4}), IValue(false), IValue(false), IValue()});
-  };
+  const auto as_int64 = [](const Tensor& t) { return to_dtype(t.cpu(), DType::Int64).contiguous(); };
   const Tensor a = as_int64(self), b = as_int64(other);
   const IntList sizes = broadcast_shapes(name, a.sizes(), b.sizes());
   const Tensor ea = expand(a, sizes).contiguous(), eb = expand(b, sizes).contiguous();
@@ -963,9 +947,6 @@ TVK_REGISTER_OP_ANY_DEVICE("aten::rrelu(Tensor self, Scalar lower=0.125, Scalar 
 TVK_REGISTER_OP_ANY_DEVICE("aten::rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, "
                            "bool training=False, Generator? generator=None) -> Tensor(a!)",
                            rrelu_);
-TVK_REGISTER_OP_ANY_DEVICE("aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor", alpha_dropout);
-TVK_REGISTER_OP_ANY_DEVICE("aten::feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor",
-                           feature_alpha_dropout);
 TVK_REGISTER_OP_ANY_DEVICE("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
                            index_put);
 TVK_REGISTER_OP_ANY_DEVICE("aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",

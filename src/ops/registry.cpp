@@ -1,4 +1,5 @@
 #include "ops/registry.h"
+#include "ops/shape_utils.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -326,11 +327,7 @@ void cpu_tensors_join_vulkan(const OpEntry& op, Stack& args) {
   if (!vulkan || !cpu) return;
   auto join = [&](const Tensor& t, bool promote) {
     if (!t.defined() || t.device() != Device::CPU) return t;
-    const Tensor moved = promote && t.dtype() != DType::Float32
-                             ? call("aten::to.dtype", {IValue(t), IValue(int64_t{6}), IValue(false), IValue(false), IValue()})
-                                   .toTensor()
-                             : t;
-    return moved.to(Device::Vulkan);
+    return (promote ? to_dtype(t, DType::Float32) : t).to(Device::Vulkan);
   };
   for (size_t i = 0; i < args.size(); ++i) {
     if ((i == 0 && op.mutates_self) || host_read_argument(op, i)) continue;
@@ -380,8 +377,7 @@ IValue call(const OpEntry& op, Stack args) {
     for (size_t i = 0; i < args.size(); ++i) {
       if (is_cpu_scalar(args[i]) && args[i].toTensor().dtype() != DType::Float32 && float_operand &&
           !(i == 0 && op.mutates_self) && !is_cpu_indices(op, i, args[i]))
-        args[i] = IValue(call("aten::to.dtype", {args[i], IValue(int64_t{6}), IValue(false), IValue(false), IValue()})
-                             .toTensor());
+        args[i] = IValue(to_dtype(args[i].toTensor(), DType::Float32));
       if (is_cpu_indices(op, i, args[i])) continue;  // read on the host
       if (follows_other_device(op, i, args[i])) args[i] = IValue(args[i].toTensor().to(device));
     }

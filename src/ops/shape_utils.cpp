@@ -1,5 +1,7 @@
 #include "ops/shape_utils.h"
 
+#include "ops/registry.h"
+
 #include <algorithm>
 
 namespace tvk::ops {
@@ -231,6 +233,11 @@ DType dtype_from_code(const char* op, std::optional<int64_t> code) {
 }
 
 int64_t dtype_code(DType t) { return t == DType::Float32 ? 6 : t == DType::Int64 ? 4 : 11; }
+
+Tensor to_dtype(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  return call("aten::to.dtype", {IValue(t), IValue(dtype_code(dtype)), IValue(false), IValue(false), IValue()}).toTensor();
+}
 
 void check_float_dtype_arg(const char* op, std::optional<int64_t> code) {
   TVK_CHECK(!code || dtype_from_code(op, code) == DType::Float32, op,

@@ -62,6 +62,8 @@ ReducePlan plan_reduce(const char* op, const Tensor& t, const std::optional<IntL
 // dtype codes of PyTorch's ScalarType as TorchScript passes them (6 = float32, 4 = int64, 11 = bool).
 DType dtype_from_code(const char* op, std::optional<int64_t> code);
 int64_t dtype_code(DType t);
+// `t` converted to `dtype` through aten::to.dtype on t's device (t itself when it has it).
+Tensor to_dtype(const Tensor& t, DType dtype);
 // Accepts only float32 (or None) for ops that cast their input by a `dtype` argument.
 void check_float_dtype_arg(const char* op, std::optional<int64_t> code);
 

@@ -116,8 +116,7 @@ Tensor int64_sign_op(const Tensor& self) {
 // (torch.reciprocal(torch.tensor(8)) is 0.125; a traced model's 1 / size).
 Tensor float_input(const char* op, const Tensor& self) {
   check_defined(op, self);
-  if (self.dtype() == DType::Float32) return self;
-  return call("aten::to.dtype", {IValue(self), IValue(int64_t{6}), IValue(false), IValue(false), IValue()}).toTensor();
+  return to_dtype(self, DType::Float32);
 }
 
 // One pointwise function, as an op and its in-place form (the in-place form takes float32 only,

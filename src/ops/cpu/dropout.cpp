@@ -1,4 +1,5 @@
-// dropout and feature_dropout (and their in-place forms): tvk runs inference, where all are the
+// dropout, feature_dropout, alpha_dropout and feature_alpha_dropout (and the first two's in-place
+// forms): tvk runs inference, where all are the
 // identity (train=False), as is dropout with p = 0 whatever train says (torchvision 0.14's
 // swin_t calls its attention with training=True and p = 0).
 // The same kernel serves the Vulkan backend, since it touches no data.
@@ -18,6 +19,12 @@ Tensor dropout(const Tensor& input, double p, bool train) { return dropout_impl(
 Tensor feature_dropout(const Tensor& input, double p, bool train) {
   return dropout_impl("aten::feature_dropout", input, p, train);
 }
+Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  return dropout_impl("aten::alpha_dropout", input, p, train);
+}
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  return dropout_impl("aten::feature_alpha_dropout", input, p, train);
+}
 Tensor dropout_(const Tensor& input, double p, bool train) { return dropout_impl("aten::dropout_", input, p, train); }
 Tensor feature_dropout_(const Tensor& input, double p, bool train) {
   return dropout_impl("aten::feature_dropout_", input, p, train);
@@ -27,6 +34,9 @@ Tensor feature_dropout_(const Tensor& input, double p, bool train) {
 
 TVK_REGISTER_OP_ANY_DEVICE("aten::dropout(Tensor input, float p, bool train) -> Tensor", dropout);
 TVK_REGISTER_OP_ANY_DEVICE("aten::feature_dropout(Tensor input, float p, bool train) -> Tensor", feature_dropout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::alpha_dropout(Tensor input, float p, bool train) -> Tensor", alpha_dropout);
+TVK_REGISTER_OP_ANY_DEVICE("aten::feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor",
+                           feature_alpha_dropout);
 TVK_REGISTER_OP_ANY_DEVICE("aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)", dropout_);
 TVK_REGISTER_OP_ANY_DEVICE("aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)",
                            feature_dropout_);

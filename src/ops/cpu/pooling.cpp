@@ -21,62 +21,50 @@ Tensor per_plane(const Tensor& input, const IntList& out_sizes, int64_t planes, 
   return out;
 }
 
+// One plane's max pooling: each window's maximum (NaN wins, as in PyTorch) and, where `idx` is
+// given, its index in the plane (iy * W + ix) for max_unpool2d: the first window position that
+// holds the maximum, the last NaN when there is one, as PyTorch's kernel.
+void max_pool_plane(const Pool2dParams& p, const float* in, float* out, int64_t* idx) {
+  for (int64_t oy = 0; oy < p.out_h; ++oy)
+    for (int64_t ox = 0; ox < p.out_w; ++ox) {
+      float best = -std::numeric_limits<float>::infinity();
+      int64_t at = -1;
+      for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+        const int64_t iy = oy * p.stride[0] - p.padding[0] + ky * p.dilation[0];
+        if (iy < 0 || iy >= p.in_h) continue;
+        for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+          const int64_t ix = ox * p.stride[1] - p.padding[1] + kx * p.dilation[1];
+          if (ix < 0 || ix >= p.in_w) continue;
+          if (at < 0) at = iy * p.in_w + ix;  // the window's first position, where PyTorch starts
+          const float v = in[iy * p.in_w + ix];
+          if (v > best || std::isnan(v)) {
+            best = v;
+            at = iy * p.in_w + ix;
+          }
+        }
+      }
+      out[oy * p.out_w + ox] = best;
+      if (idx) idx[oy * p.out_w + ox] = at;
+    }
+}
+
 Tensor max_pool2d(const Tensor& self, IntList kernel, IntList stride, IntList padding, IntList dilation,
                   bool ceil_mode) {
   const Pool2dParams p = pool2d_params("aten::max_pool2d", self, kernel, stride, padding, dilation, ceil_mode);
-  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w, [&](const float* in, float* out) {
-    for (int64_t oy = 0; oy < p.out_h; ++oy)
-      for (int64_t ox = 0; ox < p.out_w; ++ox) {
-        float best = -std::numeric_limits<float>::infinity();
-        for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
-          const int64_t iy = oy * p.stride[0] - p.padding[0] + ky * p.dilation[0];
-          if (iy < 0 || iy >= p.in_h) continue;
-          for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
-            const int64_t ix = ox * p.stride[1] - p.padding[1] + kx * p.dilation[1];
-            if (ix < 0 || ix >= p.in_w) continue;
-            const float v = in[iy * p.in_w + ix];
-            if (v > best || std::isnan(v)) best = v;  // NaN wins, as in PyTorch
-          }
-        }
-        out[oy * p.out_w + ox] = best;
-      }
-  });
+  return per_plane(self, p.out_sizes, p.planes, p.in_h * p.in_w, p.out_h * p.out_w,
+                   [&](const float* in, float* out) { max_pool_plane(p, in, out, nullptr); });
 }
 
-// max_pool2d with each maximum's index in its plane (iy * W + ix), for max_unpool2d: the first
-// window position that holds the maximum, the last NaN when there is one, as PyTorch's kernel.
+// max_pool2d with each maximum's index in its plane, for max_unpool2d (max_pool_plane).
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntList kernel, IntList stride, IntList padding,
                                                    IntList dilation, bool ceil_mode) {
   const Pool2dParams p =
       pool2d_params("aten::max_pool2d_with_indices", self, kernel, stride, padding, dilation, ceil_mode);
   const Tensor x = self.contiguous();
   Tensor values = empty(p.out_sizes), indices = empty(p.out_sizes, DType::Int64);
-  for (int64_t c = 0; c < p.planes; ++c) {
-    const float* in = x.data<float>() + c * p.in_h * p.in_w;
-    float* out = values.data<float>() + c * p.out_h * p.out_w;
-    int64_t* idx = indices.data<int64_t>() + c * p.out_h * p.out_w;
-    for (int64_t oy = 0; oy < p.out_h; ++oy)
-      for (int64_t ox = 0; ox < p.out_w; ++ox) {
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t at = -1;
-        for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
-          const int64_t iy = oy * p.stride[0] - p.padding[0] + ky * p.dilation[0];
-          if (iy < 0 || iy >= p.in_h) continue;
-          for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
-            const int64_t ix = ox * p.stride[1] - p.padding[1] + kx * p.dilation[1];
-            if (ix < 0 || ix >= p.in_w) continue;
-            if (at < 0) at = iy * p.in_w + ix;  // the window's first position, as PyTorch starts there
-            const float v = in[iy * p.in_w + ix];
-            if (v > best || std::isnan(v)) {
-              best = v;
-              at = iy * p.in_w + ix;
-            }
-          }
-        }
-        out[oy * p.out_w + ox] = best;
-        idx[oy * p.out_w + ox] = at;
-      }
-  }
+  for (int64_t c = 0; c < p.planes; ++c)
+    max_pool_plane(p, x.data<float>() + c * p.in_h * p.in_w, values.data<float>() + c * p.out_h * p.out_w,
+                   indices.data<int64_t>() + c * p.out_h * p.out_w);
   return {values, indices};
 }
 

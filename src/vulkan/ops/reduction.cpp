@@ -2,6 +2,7 @@
 // sum, prod, amax and amin over dims (reduced dims are permuted to the end first when they are
 // not already there), any and all through them, softmax, log_softmax, argmax, argmin, cumsum and cumprod.
 #include "ops/registry.h"
+#include "ops/shape_utils.h"
 #include "ops/view_geometry.h"
 #include "vulkan/api/context.h"
 #include "vulkan/ops/kernel_options.h"
@@ -64,8 +65,7 @@ Tensor any_all_of(const char* op, const Tensor& self, const std::optional<IntLis
   const ops::ReducePlan plan = ops::plan_reduce(op, self, dims, keepdim);
   if (plan.cols == 0) return tvk::full(plan.out_sizes, all ? 1.0 : 0.0, DType::Bool, tvk::Device::Vulkan);  // all of none
   const Tensor set = self.dtype() == DType::Bool ? self : ops::call("aten::ne.Scalar", {IValue(self), IValue(0.0)}).toTensor();
-  const Tensor flags =
-      ops::call("aten::to.dtype", {IValue(set), IValue(int64_t{6}), IValue(false), IValue(false), IValue()}).toTensor();
+  const Tensor flags = ops::to_dtype(set, DType::Float32);
   const Tensor r = reduce_rows(op, flags, dims, keepdim, std::nullopt, all ? RowReduction::Min : RowReduction::Max);
   return ops::call("aten::gt.Scalar", {IValue(r), IValue(0.0)}).toTensor();
 }
